@@ -1,0 +1,33 @@
+# Everything a fresh machine needs, from the project's own files.
+# `make demo` and `make test` are the README's two commands; both set up first.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+C_BOT := sample_bots/c/random_bot
+
+.PHONY: setup demo test bench clean
+
+setup: $(STAMP) $(C_BOT)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+$(C_BOT): sample_bots/c/random_bot.c
+	cc -O2 -Wall -Wextra -o $@ $<
+
+demo: setup
+	$(VENV)/bin/arena run configs/kododo.yaml --fresh
+
+test: setup
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) $(C_BOT) out .pytest_cache .hypothesis

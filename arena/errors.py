@@ -1,0 +1,67 @@
+"""Every error arena raises on purpose.
+
+One root (`ArenaError`) so the CLI can show any of them as one line without a traceback; one family
+per layer so callers can catch what they can handle. Messages say what was wrong, where, and what to do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ArenaError(Exception):
+    """Root of every error the user can fix; the CLI prints its message alone."""
+
+
+class GameError(ArenaError):
+    """A problem with a game: unknown name, bad options, misuse of the contract."""
+
+
+class UnknownGame(GameError):
+    pass
+
+
+class GameOptionError(GameError):
+    pass
+
+
+class SeatCountError(GameError):
+    pass
+
+
+class GameOver(GameError):
+    """An action or a decision was asked of a game that has ended."""
+
+
+class GameNotOver(GameError):
+    """The outcome of a game was asked before it ended."""
+
+
+class IllegalAction(GameError):
+    """An action a game refuses; the state is unchanged when this is raised."""
+
+    def __init__(self, seat: int, action: Any, reason: str) -> None:
+        self.seat = seat
+        self.action = action
+        self.reason = reason
+        super().__init__(f"seat {seat}: illegal action {action!r}: {reason}")
+
+
+class ConfigError(ArenaError):
+    """A tournament config that cannot run; the message names the file and the key path."""
+
+
+class BotError(ArenaError):
+    """A bot that could not be started or spoken to."""
+
+
+class BotStartError(BotError):
+    pass
+
+
+class ReplayError(ArenaError):
+    """A replay that cannot be read, or that does not verify."""
+
+
+class StoreError(ArenaError):
+    pass

@@ -1,0 +1,246 @@
+"""The game contract: what the referee, the tournament and the tests may rely on of every game.
+
+A game is a pure, deterministic state machine (no I/O, no clock, randomness only from a seeded `Rng`
+inside the state). One contract covers sequential and simultaneous play: at each step the state names
+the seats that decide now, one or several, and `apply` takes all their decisions at once. Hidden
+information is handled by building each seat's view from an allow-list of what that seat may know.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Mapping, Sequence
+
+from arena.errors import GameOptionError, IllegalAction, SeatCountError
+from arena.jsonvalue import JSON
+
+Seat = int
+
+
+class Mode(enum.Enum):
+    """How a game asks for decisions: the referee needs no more than this, the docs say it to authors."""
+
+    SEQUENTIAL = "sequential"  # exactly one seat decides at each step
+    SIMULTANEOUS = "simultaneous"  # several seats decide at once, in secret
+    MIXED = "mixed"  # both kinds of step occur
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option, typed and bounded so a config typo is refused before a game starts."""
+
+    name: str
+    type: type  # bool, int or str
+    default: Any
+    description: str
+    choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def coerce(self, value: Any, game: str) -> Any:
+        where = f"option {self.name!r} of game {game!r}"
+        if self.type is bool:
+            if not isinstance(value, bool):
+                raise GameOptionError(f"{where} must be true or false, got {value!r}")
+        elif self.type is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise GameOptionError(f"{where} must be a whole number, got {value!r}")
+            if self.minimum is not None and value < self.minimum:
+                raise GameOptionError(f"{where} must be at least {self.minimum}, got {value}")
+            if self.maximum is not None and value > self.maximum:
+                raise GameOptionError(f"{where} must be at most {self.maximum}, got {value}")
+        elif self.type is str:
+            if not isinstance(value, str):
+                raise GameOptionError(f"{where} must be a string, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(repr(c) for c in self.choices)
+            raise GameOptionError(f"{where} must be one of {allowed}, got {value!r}")
+        return value
+
+    def describe(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
+            "name": self.name,
+            "type": self.type.__name__,
+            "default": self.default,
+            "description": self.description,
+        }
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        return out
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that became known: to everyone (`to is None`) or to one seat only."""
+
+    kind: str
+    data: Mapping[str, JSON]
+    to: Seat | None = None
+
+    def visible_to(self, seat: Seat) -> bool:
+        return self.to is None or self.to == seat
+
+    def to_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {"kind": self.kind, **self.data}
+        if self.to is not None:
+            out["to"] = self.to
+        return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game as the rules score it (fault policies are applied by the referee, not here).
+
+    `tiebreaks[s]` holds the values compared after points, in order (higher is better); `ranks[s]` is
+    1 for the best, and seats equal on points and every tie-break share a rank ("1224" ranking).
+    """
+
+    points: tuple[int, ...]
+    tiebreaks: tuple[tuple[int, ...], ...]
+    ranks: tuple[int, ...]
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "points": list(self.points),
+            "tiebreaks": [list(t) for t in self.tiebreaks],
+            "ranks": list(self.ranks),
+        }
+
+
+class GameState(abc.ABC):
+    """A game in progress. Mutable: `apply` advances it in place; `clone` gives an independent copy."""
+
+    spec: ClassVar["GameSpec"]
+
+    @property
+    @abc.abstractmethod
+    def num_seats(self) -> int: ...
+
+    @abc.abstractmethod
+    def to_move(self) -> tuple[Seat, ...]:
+        """The seats that must decide now, in seat order; empty once the game is over."""
+
+    def is_over(self) -> bool:
+        return not self.to_move()
+
+    @abc.abstractmethod
+    def view(self, seat: Seat) -> dict[str, JSON]:
+        """Everything `seat` may know now, and nothing else; JSON-serialisable."""
+
+    @abc.abstractmethod
+    def legal_actions(self, seat: Seat) -> list[JSON]:
+        """Every legal action of a deciding seat, each a JSON value, in a deterministic order."""
+
+    @abc.abstractmethod
+    def check(self, seat: Seat, action: JSON) -> None:
+        """Raise `IllegalAction` with a reason if `seat` may not take `action` now; change nothing."""
+
+    @abc.abstractmethod
+    def apply(self, actions: Mapping[Seat, JSON]) -> list[Event]:
+        """Take the decisions of exactly the seats in `to_move()`, all at once.
+
+        Every action is checked before anything changes: on `IllegalAction` the state is untouched.
+        Returns the events in the order they happened.
+        """
+
+    @abc.abstractmethod
+    def fallback(self, seat: Seat) -> JSON:
+        """The deterministic legal action played for a seat whose bot failed to give one."""
+
+    @abc.abstractmethod
+    def outcome(self) -> Outcome:
+        """Points, tie-breaks and ranks; raises `GameNotOver` before the end."""
+
+    @abc.abstractmethod
+    def clone(self) -> "GameState": ...
+
+    @abc.abstractmethod
+    def snapshot(self) -> dict[str, JSON]:
+        """The whole state, hidden parts included, as JSON: for determinism checks and debugging only."""
+
+    @abc.abstractmethod
+    def resample_hidden(self, seat: Seat, seed: int) -> "GameState":
+        """A state `seat` cannot tell apart from this one, with what it cannot see drawn anew.
+
+        What `seat` cannot see (other hands, the deck order, removed cards) is reshuffled with `seed`;
+        everything `seat` has seen stays. The conformance suite uses it to prove that a view leaks
+        nothing: `view(seat)` must be identical in both states.
+        """
+
+    def check_seat_decides(self, seat: Seat, action: JSON) -> None:
+        """Shared first step of `check`: a seat that is not asked cannot act."""
+        if seat not in self.to_move():
+            raise IllegalAction(seat, action, f"seat {seat} is not to move (to move: {list(self.to_move())})")
+
+    def check_all(self, actions: Mapping[Seat, JSON]) -> None:
+        """Shared first step of `apply`: exactly the deciding seats, each action legal."""
+        deciding = self.to_move()
+        if not deciding:
+            from arena.errors import GameOver
+
+            raise GameOver("the game is over: no seat decides any more")
+        if set(actions) != set(deciding):
+            seat = min(set(actions) ^ set(deciding))
+            raise IllegalAction(
+                seat, actions.get(seat), f"actions must be given for exactly seats {list(deciding)}, got {sorted(actions)}"
+            )
+        for seat in deciding:
+            self.check(seat, actions[seat])
+
+
+Factory = Callable[[int, dict[str, Any], int], GameState]
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What a game is, for the registry, configs, the CLI and protocol authors."""
+
+    name: str
+    version: str
+    description: str
+    min_seats: int
+    max_seats: int
+    mode: Mode
+    factory: Factory
+    options: tuple[Option, ...] = field(default_factory=tuple)
+
+    def resolve_options(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Defaults filled in, every given value type-checked; unknown names refused."""
+        given = dict(given or {})
+        known = {o.name: o for o in self.options}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            names = ", ".join(known) or "none"
+            raise GameOptionError(f"game {self.name!r} has no option {unknown[0]!r} (its options: {names})")
+        return {name: opt.coerce(given[name], self.name) if name in given else opt.default for name, opt in known.items()}
+
+    def check_seats(self, seats: int) -> None:
+        if not self.min_seats <= seats <= self.max_seats:
+            raise SeatCountError(
+                f"game {self.name!r} is for {self.min_seats} to {self.max_seats} players, got {seats}"
+            )
+
+    def new_game(self, seats: int, options: Mapping[str, Any] | None = None, seed: int = 0) -> GameState:
+        self.check_seats(seats)
+        return self.factory(seats, self.resolve_options(options), int(seed))
+
+    def describe(self) -> dict[str, JSON]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "description": self.description,
+            "players": [self.min_seats, self.max_seats],
+            "mode": self.mode.value,
+            "options": [o.describe() for o in self.options],
+        }
+
+
+def seat_list(values: Sequence[Any]) -> list[Any]:
+    """A per-seat tuple as a JSON list (views index seats by position)."""
+    return list(values)

@@ -1,0 +1,48 @@
+"""Games by name. A game joins by calling `register` when its package is imported."""
+
+from __future__ import annotations
+
+import importlib
+
+from arena.errors import UnknownGame
+from arena.games.base import GameSpec
+
+_GAMES: dict[str, GameSpec] = {}
+
+# The built-in games, imported on first use so that importing arena stays cheap.
+_BUILTIN = ("arena.games.kododo", "arena.games.kolpa", "arena.games.kodama_duo")
+_loaded = False
+
+
+def register(spec: GameSpec) -> GameSpec:
+    if spec.name in _GAMES and _GAMES[spec.name] is not spec:
+        raise ValueError(f"a game named {spec.name!r} is already registered")
+    _GAMES[spec.name] = spec
+    return spec
+
+
+def _load_builtin() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in _BUILTIN:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:  # a real import error inside a game must not be hidden
+                raise
+
+
+def get_game(name: str) -> GameSpec:
+    _load_builtin()
+    try:
+        return _GAMES[name]
+    except KeyError:
+        known = ", ".join(sorted(_GAMES)) or "none"
+        raise UnknownGame(f"unknown game {name!r} (known games: {known})") from None
+
+
+def all_games() -> list[GameSpec]:
+    _load_builtin()
+    return [_GAMES[name] for name in sorted(_GAMES)]

@@ -1,0 +1,65 @@
+"""A small, specified random number generator, and seed derivation.
+
+`random.Random` is not promised to give the same shuffles across Python versions, and a replay must
+re-simulate years later on another machine. SplitMix64 (Steele, Lea and Flood, 2014) is tiny, passes
+BigCrush, and is easy to reimplement in any language, so a game's randomness is fully specified by
+its seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import MutableSequence, Sequence, TypeVar
+
+T = TypeVar("T")
+
+_MASK = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+
+
+class Rng:
+    """SplitMix64. `state` is a plain int so a game state can copy or serialise it."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & _MASK
+
+    def next64(self) -> int:
+        self.state = s = (self.state + _GAMMA) & _MASK
+        z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in [0, n), by rejection so that no value is favoured."""
+        if n <= 0:
+            raise ValueError("below() needs n >= 1")
+        limit = _MASK - (_MASK + 1) % n
+        while True:
+            x = self.next64()
+            if x <= limit:
+                return x % n
+
+    def choice(self, items: Sequence[T]) -> T:
+        return items[self.below(len(items))]
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Fisher-Yates, from the end, in place."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def fork(self, *labels: object) -> "Rng":
+        """An independent generator for a sub-purpose, derived from this one's current state."""
+        return Rng(derive_seed(self.state, *labels))
+
+
+def derive_seed(master: int, *labels: object) -> int:
+    """A 63-bit seed for the thing named by `labels` under `master` (e.g. a game's place in a schedule).
+
+    Hashing makes nearby masters and labels give unrelated seeds; 63 bits keep it a positive int in
+    every language's JSON.
+    """
+    text = repr((int(master),) + tuple(str(label) for label in labels)).encode("utf-8")
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
