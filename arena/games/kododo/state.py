@@ -1,0 +1,302 @@
+"""Kododo as a state machine: every step is one secret simultaneous choice by all seats.
+
+Readings implemented (from the rulebooks and ../shared/rules-notes.md, which settles the open points):
+- 100 cards, 5 colours x (five 1s = Kododo cards, six 2s, five 3s, two 4s, one 5, one 6). A Kododo card
+  counts as a card of its colour (majority) and as a Kododo (exact count).
+- Cards removed face down before the deal: 2p 10, 3p 13, 4p 0, 5p 15. The deal is 5 cards each, seat 0
+  first, from the top of the shuffled deck; the draw pile is the rest.
+- A round is three turns: 2, 1, 1 cards, chosen by every seat at once and revealed together; after each
+  turn each seat draws as many as it played (seat order), back to 5. So a standard game has
+  2p 11, 3p 7, 4p 6, 5p 4 rounds.
+- A round that starts with an empty draw pile is the deal's last: played from the 5 cards in hand
+  (2, 1, 1, no draws); the fifth card is then discarded face down, unscored.
+- Evaluation: exactly players + 2 Kododo cards on the table -> only the Kododo cards score (1 each).
+  Otherwise colour majority: colours with players + 3 or more cards are out; from the highest count
+  down, a colour alone at its count scores, colours tied at a count are all out and the next count is
+  tried; no colour left -> nothing scores. Scored cards go to their player's score pile; the other
+  played cards go to the discard.
+- Winner: most points, then most cards in the score pile, then a shared win (shared rank).
+- Long variant (option `long`): when a deal ends and nobody has `target` (50) points, all 100 cards
+  are reshuffled, the chart's number removed again, 5 dealt each; scores and score-pile card counts
+  are kept. From the second deal on, the game ends after the first round at whose end someone has
+  `target` or more. Safety rule (ours, so that every game ends): after `max_deals` deals the game ends
+  as it stands.
+- Fallback for a failed bot: the first legal action in canonical order (the lowest cards by name).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, Mapping
+
+from arena.errors import GameNotOver, GameOver, IllegalAction
+from arena.games.base import Event, GameState, Outcome, Seat
+from arena.games.kododo.cards import (
+    CARDS_PER_TURN,
+    HAND_SIZE,
+    REMOVED,
+    VALUE,
+    colour_limit,
+    full_deck,
+    kododo_target,
+)
+from arena.games.kododo.rules import evaluate_round
+from arena.games.ranking import competition_ranks
+from arena.jsonvalue import JSON
+from arena.rng import Rng
+
+
+class KododoState(GameState):
+    __slots__ = (
+        "n", "long", "target", "max_deals", "rng", "deal", "round", "round_in_deal", "turn", "last_round",
+        "hands", "draw", "removed", "table", "piles", "banked_points", "banked_cards", "discard",
+        "history", "over",
+    )
+
+    def __init__(self, players: int, options: Mapping[str, Any], seed: int) -> None:
+        self.n = players
+        self.long = bool(options["long"])
+        self.target = int(options["target"])
+        self.max_deals = int(options["max_deals"])
+        self.rng = Rng(seed)
+        self.deal = 0
+        self.round = 0  # rounds played in the whole game, the current one included
+        self.round_in_deal = 0
+        self.turn = 1
+        self.last_round = False
+        self.hands: list[list[str]] = []
+        self.draw: list[str] = []  # the top of the pile is the end of the list
+        self.removed: list[str] = []
+        self.table: list[list[str]] = [[] for _ in range(players)]
+        self.piles: list[list[str]] = [[] for _ in range(players)]  # this deal's score piles
+        self.banked_points = [0] * players  # points and pile cards of earlier deals (long variant)
+        self.banked_cards = [0] * players
+        self.discard: list[str] = []
+        self.history: list[dict[str, JSON]] = []
+        self.over = False
+        self._new_deal()
+
+    # --- the flow of the game -------------------------------------------------------------------
+
+    def _new_deal(self) -> list[Event]:
+        n = self.n
+        for seat in range(n):
+            self.banked_points[seat] += sum(VALUE[c] for c in self.piles[seat])
+            self.banked_cards[seat] += len(self.piles[seat])
+        deck = full_deck()
+        self.rng.shuffle(deck)
+        cut = REMOVED[n]
+        self.removed = deck[:cut]
+        self.hands = [sorted(deck[cut + HAND_SIZE * s : cut + HAND_SIZE * (s + 1)]) for s in range(n)]
+        self.draw = deck[cut + HAND_SIZE * n :][::-1]
+        self.piles = [[] for _ in range(n)]
+        self.discard = []
+        self.deal += 1
+        self.round_in_deal = 0
+        self._new_round()
+        if self.deal == 1:
+            return []
+        events = [Event("new_deal", {"deal": self.deal})]
+        events.extend(Event("hand", {"cards": list(self.hands[s])}, to=s) for s in range(n))
+        return events
+
+    def _new_round(self) -> None:
+        self.round += 1
+        self.round_in_deal += 1
+        self.turn = 1
+        self.last_round = not self.draw
+
+    def _end_round(self) -> list[Event]:
+        result = evaluate_round(self.table)
+        for seat in range(self.n):
+            scored = result.scored[seat]
+            self.piles[seat].extend(scored)
+            for card in self.table[seat]:
+                if card not in scored:
+                    self.discard.append(card)
+        record = {"deal": self.deal, "round": self.round, "played": [list(cards) for cards in self.table], **result.to_json()}
+        self.history.append(record)
+        events = [Event("round_scored", {**record, "totals": self.points()})]
+        self.table = [[] for _ in range(self.n)]
+        best = max(self.points())
+        if self.last_round:
+            for hand in self.hands:
+                self.discard.extend(hand)  # the fifth card, face down, unscored
+                hand.clear()
+            if self.long and best < self.target and self.deal < self.max_deals:
+                events.extend(self._new_deal())
+            else:
+                self.over = True
+        elif self.long and self.deal > 1 and best >= self.target:
+            self.over = True
+        else:
+            self._new_round()
+        return events
+
+    # --- the contract ---------------------------------------------------------------------------
+
+    @property
+    def num_seats(self) -> int:
+        return self.n
+
+    def to_move(self) -> tuple[Seat, ...]:
+        return () if self.over else tuple(range(self.n))
+
+    def cards_to_play(self) -> int:
+        return CARDS_PER_TURN[self.turn - 1]
+
+    def points(self) -> list[int]:
+        return [self.banked_points[s] + sum(VALUE[c] for c in self.piles[s]) for s in range(self.n)]
+
+    def pile_cards(self) -> list[int]:
+        return [self.banked_cards[s] + len(self.piles[s]) for s in range(self.n)]
+
+    def legal_actions(self, seat: Seat) -> list[JSON]:
+        if self.over:
+            return []
+        hand = self.hands[seat]  # kept sorted, so combinations come out in canonical order
+        if self.cards_to_play() == 1:
+            return [[card] for card in dict.fromkeys(hand)]
+        return [list(pair) for pair in dict.fromkeys(combinations(hand, 2))]
+
+    def check(self, seat: Seat, action: JSON) -> None:
+        if self.over:
+            raise IllegalAction(seat, action, "the game is over")
+        if not isinstance(seat, int) or not 0 <= seat < self.n:
+            raise IllegalAction(seat, action, f"there is no seat {seat} in a {self.n}-player game")
+        count = self.cards_to_play()
+        if not isinstance(action, list) or not all(isinstance(card, str) for card in action):
+            raise IllegalAction(seat, action, f'an action is a list of {count} card name(s) such as ["G3"]')
+        if len(action) != count:
+            raise IllegalAction(seat, action, f"turn {self.turn} plays exactly {count} card(s), got {len(action)}")
+        unknown = [card for card in action if card not in VALUE]
+        if unknown:
+            raise IllegalAction(seat, action, f"{unknown[0]!r} is not a Kododo card (colour B/G/Y/O/V + value 1-6)")
+        hand = list(self.hands[seat])
+        for card in action:
+            if card not in hand:
+                raise IllegalAction(seat, action, f"{card} is not in your hand {self.hands[seat]} (often enough)")
+            hand.remove(card)
+
+    def apply(self, actions: Mapping[Seat, JSON]) -> list[Event]:
+        if self.over:
+            raise GameOver("the Kododo game is over: no more actions")
+        self.check_all(actions)
+        n = self.n
+        count = self.cards_to_play()
+        played = []
+        for seat in range(n):
+            hand = self.hands[seat]
+            cards = sorted(actions[seat])
+            for card in cards:
+                hand.remove(card)
+            self.table[seat].extend(cards)
+            played.append(cards)
+        events = [Event("reveal", {"round": self.round, "turn": self.turn, "cards": played})]
+        if not self.last_round:
+            for seat in range(n):
+                drawn = [self.draw.pop() for _ in range(count)]
+                hand = self.hands[seat]
+                hand.extend(drawn)
+                hand.sort()
+                events.append(Event("draw", {"cards": drawn}, to=seat))
+        if self.turn == len(CARDS_PER_TURN):
+            events.extend(self._end_round())
+        else:
+            self.turn += 1
+        return events
+
+    def fallback(self, seat: Seat) -> JSON:
+        return self.legal_actions(seat)[0]
+
+    def view(self, seat: Seat) -> dict[str, JSON]:
+        # Built from an allow-list: own hand, public table and history, public counts. Never another
+        # hand, the draw pile's order, or the removed cards.
+        return {
+            "seat": seat,
+            "players": self.n,
+            "hand": list(self.hands[seat]),
+            "play": 0 if self.over else self.cards_to_play(),
+            "deal": self.deal,
+            "round": self.round,
+            "round_in_deal": self.round_in_deal,
+            "turn": self.turn,
+            "last_round": self.last_round,
+            "table": [list(cards) for cards in self.table],
+            "points": self.points(),
+            "pile_cards": self.pile_cards(),
+            "hand_sizes": [len(hand) for hand in self.hands],
+            "draw_pile": len(self.draw),
+            "kododo_target": kododo_target(self.n),
+            "limit": colour_limit(self.n),
+            "history": self.history,
+        }
+
+    def outcome(self) -> Outcome:
+        if not self.over:
+            raise GameNotOver("the Kododo game is not over yet")
+        points = tuple(self.points())
+        tiebreaks = tuple((cards,) for cards in self.pile_cards())
+        return Outcome(points, tiebreaks, competition_ranks([(p, *t) for p, t in zip(points, tiebreaks)]))
+
+    def clone(self) -> "KododoState":
+        other = object.__new__(KododoState)
+        for name in self.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.rng = Rng(self.rng.state)
+        other.hands = [list(h) for h in self.hands]
+        other.draw = list(self.draw)
+        other.removed = list(self.removed)
+        other.table = [list(t) for t in self.table]
+        other.piles = [list(p) for p in self.piles]
+        other.banked_points = list(self.banked_points)
+        other.banked_cards = list(self.banked_cards)
+        other.discard = list(self.discard)
+        other.history = list(self.history)  # entries are never mutated once appended
+        return other
+
+    def snapshot(self) -> dict[str, JSON]:
+        return {
+            "players": self.n,
+            "long": self.long,
+            "target": self.target,
+            "max_deals": self.max_deals,
+            "rng": self.rng.state,
+            "deal": self.deal,
+            "round": self.round,
+            "round_in_deal": self.round_in_deal,
+            "turn": self.turn,
+            "last_round": self.last_round,
+            "hands": [list(h) for h in self.hands],
+            "draw": list(self.draw),
+            "removed": list(self.removed),
+            "table": [list(t) for t in self.table],
+            "piles": [list(p) for p in self.piles],
+            "banked_points": list(self.banked_points),
+            "banked_cards": list(self.banked_cards),
+            "discard": list(self.discard),
+            "history": list(self.history),
+            "over": self.over,
+        }
+
+    def resample_hidden(self, seat: Seat, seed: int) -> "KododoState":
+        """Other hands, the draw pile and the removed cards are redrawn from their union.
+
+        The RNG state of future deals (long variant) is hidden too, so it is redrawn as well.
+        """
+        other = self.clone()
+        pool = list(other.draw) + list(other.removed)
+        for s in range(self.n):
+            if s != seat:
+                pool.extend(other.hands[s])
+        rng = Rng(seed)
+        rng.shuffle(pool)
+        for s in range(self.n):
+            if s != seat:
+                size = len(other.hands[s])
+                other.hands[s] = sorted(pool[:size])
+                del pool[:size]
+        other.removed = pool[: len(self.removed)]
+        other.draw = pool[len(self.removed) :]
+        other.rng = Rng(rng.next64())
+        return other
