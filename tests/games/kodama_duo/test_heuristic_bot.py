@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from arena.games import get_game
+from arena.games.kodama_duo import SPEC
 from arena.jsonvalue import canonical
 from arena.rng import Rng
 
@@ -21,7 +21,7 @@ def load_bot():
 
 def play_match(decide, games: int) -> tuple[int, int, int]:
     """Heuristic against random, seats alternating; returns (wins, draws, losses) of the heuristic."""
-    spec = get_game("kodama-duo")
+    spec = SPEC
     wins = draws = losses = 0
     for g in range(games):
         state = spec.new_game(2, None, 1000 + g)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import IllegalAction
-from arena.games import get_game
+from arena.games.kodama_duo import SPEC
 from arena.games.kodama_duo.cards import CARDS_FILE, parse_cards
 from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, line_points
 from arena.games.kodama_duo.state import KodamaDuoState, Step
@@ -155,7 +155,7 @@ def test_a_seat_that_cannot_place_discards_and_is_not_asked():
 
 
 def test_kodama_cards_stay_secret_until_scored():
-    state = get_game("kodama-duo").new_game(2, None, 17)
+    state = SPEC.new_game(2, None, 17)
     for seat in range(2):
         text = dumps(state.view(seat)).decode()
         for k in state.kodama_hand[1 - seat]:
@@ -164,7 +164,7 @@ def test_kodama_cards_stay_secret_until_scored():
 
 
 def test_the_tiebreak_is_the_trunk_element_then_a_shared_win():
-    state = play(get_game("kodama-duo").new_game(2, None, 4), lambda legal, st_, seat: 0)
+    state = play(SPEC.new_game(2, None, 4), lambda legal, st_, seat: 0)
     state.scores = [50, 50]
     t = [state.tiebreak(s) for s in range(2)]
     outcome = state.outcome()
@@ -218,7 +218,7 @@ def check_invariants(state: KodamaDuoState, before, events) -> None:
 @given(data=st.data())
 def test_invariants_hold_in_any_playthrough(data):
     seed = data.draw(st.integers(0, 2**32), label="seed")
-    state = get_game("kodama-duo").new_game(2, None, seed)
+    state = SPEC.new_game(2, None, seed)
     pick = lambda legal, s, seat: data.draw(st.integers(0, len(legal) - 1))  # noqa: E731
     play(state, pick, check_invariants)
     assert all(len(h) == 1 for h in state.kodama_hand)
@@ -226,7 +226,7 @@ def test_invariants_hold_in_any_playthrough(data):
 
 
 def test_illegal_actions_leave_the_state_untouched():
-    state = get_game("kodama-duo").new_game(2, None, 9)
+    state = SPEC.new_game(2, None, 9)
     before = dumps(state.snapshot())
     cutter = state.cutter
     for bad in [{"split": [[], state.revealed]}, {"split": [state.revealed[:1], state.revealed[:2]]}, {"pile": 0}]:

@@ -1,0 +1,595 @@
+"""Kodama Duo as a state machine: cut-and-choose, growing trees, spirits, and secret Kodama scoring.
+
+Readings implemented (the French rulebook, with ../shared/rules-notes.md settling the open points):
+- Tree model: topological (see rules.py). A card attaches to one free attachment point of one card of
+  its owner's tree; covering elements and table edges are "no free point left".
+- Set-up, all from the seed's SplitMix64 stream, in this order: the two Trunks are shuffled and seat s
+  takes the s-th; the Kodama cards are shuffled and seats 0 and 1 take 4 each (the rest stay in the box,
+  unseen by both); for spring, summer and autumn in turn the season's cards are shuffled and the first
+  is the season's card, face down until its season begins; the 36 Branch cards are shuffled into the
+  deck. The first Sower is then drawn from the seed (the rulebook's "whoever wears the most green"
+  cannot be known); the other seat is the Cutter.
+- A season: its card is revealed, then four growth turns, then the Kodama phase. A turn:
+  1 reveal: three cards from the deck (automatic, public).
+  2 split (Cutter): two piles of at least one card, i.e. one card against the other two.
+  3 choose (Sower): a pile; the Cutter gets the other.
+  4 place (both seats at once, a simultaneous step): each attaches one of its new cards. A placement
+    scoring more than 10 points before the Season bonus is forbidden. Both seats place at once because
+    trees are independent and neither sees the other's placement first in the real game either.
+    A seat none of whose new cards can be placed legally is not asked: its cards are discarded and it
+    scores nothing this turn.
+  5 score: line points (rules.py) plus the current Season card's bonus.
+  6 discard and spirit: the holder of two cards discards the one it did not place (both, if it could
+    place neither). The other seat then summons a spirit of an element shown on the card(s) the holder
+    of two discarded -- even if it could not place its own card (its own unplaced card is discarded and
+    gives no spirit). It chooses the element and one element instance on its own tree not covered by a
+    spirit (the Trunk's instance included). A spirit on nobody's tree comes from the supply; one on the
+    opponent's tree is taken from there (the element under it shows again); one already on its own tree
+    cannot be summoned again (a placed spirit never moves except when the opponent takes it). Summoning
+    is compulsory; when no summon is possible the step is skipped (event "no_spirit").
+  Roles swap after every turn.
+- Kodama phase (both seats at once, a simultaneous step): each scores one unscored Kodama card of its
+  four on its own tree as it stands; the card is then out. The Cutter of the next season is the seat
+  with the lower score; on a tie, the seat that was not the Cutter in the last turn.
+- End: after the third Kodama phase (the fourth Kodama card of each seat is never scored). Most points
+  wins; the tie-break is the number of instances of one's Trunk's element shown on one's tree (spirits
+  included, the Trunk's own instance counted); then a shared win.
+- Visibility: trees, spirits, revealed cards, piles, held cards, discards, scores, revealed Season
+  cards and scored Kodama cards are public; a seat's unscored Kodama cards are its own; the deck order,
+  face-down Season cards and the Kodama cards in the box are seen by nobody.
+- Details of our own: the split may list its piles in either order (the legal list gives the single
+  card first); a spirit may cover an instance of its own element (useless for scoring, but it keeps the
+  marker from the opponent); every event is public (the only private information, the Kodama hands, is
+  dealt at set-up and shown in the view); the view gives each own Kodama card's current `value` as a
+  convenience (it follows from what the seat sees).
+- Fallback for a failed bot: the first legal action in the listed order (deterministic).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Mapping
+
+from arena.errors import GameNotOver, GameOver, IllegalAction
+from arena.games.base import Event, GameState, Outcome, Seat
+from arena.games.kodama_duo.cards import KODAMA_PER_PLAYER, SEASONS, CardSet, default_cards
+from arena.games.kodama_duo.rules import (
+    MAX_PLACEMENT_POINTS,
+    Tree,
+    kodama_points,
+    line_points,
+    season_count,
+)
+from arena.games.ranking import competition_ranks
+from arena.jsonvalue import JSON
+from arena.rng import Rng
+
+TURNS_PER_SEASON = 4
+REVEAL = 3
+
+
+class Step(enum.Enum):
+    """The kind of decision asked now; its value is the view's "decision"."""
+
+    SPLIT = "split"
+    CHOOSE = "choose"
+    PLACE = "place"
+    SPIRIT = "spirit"
+    KODAMA = "kodama"
+    OVER = "over"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class KodamaDuoState(GameState):
+    __slots__ = (
+        "faces", "trunks", "trees", "shown", "spirits", "deck", "revealed", "piles", "held", "given", "discard",
+        "kodama_hand", "kodama_scored", "season_cards", "season", "turn", "step", "cutter", "scores",
+        "placed", "unplaced", "placing", "spirit_seat", "spirit_elements",
+    )
+
+    def __init__(self, players: int, options: Mapping[str, Any], seed: int, cards: CardSet | None = None) -> None:
+        faces = cards or default_cards()
+        self.faces: CardSet = faces
+        rng = Rng(seed)
+        trunks = list(faces.trunks)
+        rng.shuffle(trunks)
+        self.trunks = trunks[:2]
+        self.trees = [Tree(t, faces.tree_cards[t].attach) for t in self.trunks]
+        self.shown: dict[str, tuple[str, ...]] = {t: faces.tree_cards[t].elements for t in self.trunks}
+        self.spirits: dict[str, tuple[int, str, int]] = {}  # element -> (seat, card, instance index)
+        kodama = list(faces.kodama)
+        rng.shuffle(kodama)
+        self.kodama_hand = [sorted(kodama[s * KODAMA_PER_PLAYER : (s + 1) * KODAMA_PER_PLAYER]) for s in range(2)]
+        self.kodama_scored: list[list[dict[str, JSON]]] = [[], []]
+        self.season_cards: list[str] = []
+        for name in SEASONS:
+            ids = list(faces.seasons_by_name[name])
+            rng.shuffle(ids)
+            self.season_cards.append(ids[0])
+        self.deck = list(faces.branches)  # the top of the deck is the end of the list
+        rng.shuffle(self.deck)
+        sower = rng.below(2)
+        self.cutter = 1 - sower
+        self.revealed: list[str] = []
+        self.piles: list[list[str]] | None = None
+        self.held: list[list[str]] = [[], []]  # new cards not yet placed or discarded
+        self.given: list[list[str]] = [[], []]  # the pile each seat received this turn
+        self.discard: list[str] = []
+        self.season = 0
+        self.turn = 0
+        self.scores = [0, 0]
+        self.placed = [[0] * len(SEASONS) for _ in range(2)]  # Branch cards added per season
+        self.unplaced = [[0] * len(SEASONS) for _ in range(2)]  # turns with no legal placement
+        self.placing: tuple[int, ...] = ()
+        self.spirit_seat = -1
+        self.spirit_elements: list[str] = []
+        self.step = Step.SPLIT
+        self._start_turn()
+
+    # --- the flow of the game -------------------------------------------------------------------
+
+    @property
+    def sower(self) -> int:
+        return 1 - self.cutter
+
+    def _season_event(self) -> Event:
+        card = self.faces.seasons[self.season_cards[self.season]]
+        return Event("season", {"season": self.season + 1, "name": SEASONS[self.season], "card": card.to_json()})
+
+    def _start_turn(self) -> list[Event]:
+        self.revealed = [self.deck.pop() for _ in range(REVEAL)]
+        self.piles = None
+        self.held = [[], []]
+        self.given = [[], []]
+        self.step = Step.SPLIT
+        faces = self.faces.tree_cards
+        return [Event("reveal", {"season": self.season + 1, "turn": self.turn + 1, "cutter": self.cutter,
+                                 "cards": [faces[c].to_json() for c in self.revealed]})]
+
+    def _start_placing(self) -> list[Event]:
+        events: list[Event] = []
+        placing = []
+        for seat in range(2):
+            if self._placements(seat):
+                placing.append(seat)
+            else:
+                cards = sorted(self.held[seat])
+                self.discard.extend(cards)
+                self.held[seat] = []
+                self.unplaced[seat][self.season] += 1
+                events.append(Event("cannot_place", {"seat": seat, "cards": cards}))
+        self.placing = tuple(placing)
+        if placing:
+            self.step = Step.PLACE
+            return events
+        return events + self._after_placing()
+
+    def _after_placing(self) -> list[Event]:
+        """Step 6: the holder of two discards the rest, the other seat summons a spirit from it."""
+        events: list[Event] = []
+        two = 0 if len(self.given[0]) == 2 else 1  # the piles hold one card and two
+        discarded = sorted(c for c in self.given[two] if c not in self.trees[two])
+        for seat in range(2):
+            rest = sorted(self.held[seat])
+            if rest:
+                self.discard.extend(rest)
+                events.append(Event("discard", {"seat": seat, "cards": rest}))
+            self.held[seat] = []
+        self.placing = ()
+        summoner = 1 - two
+        elements: list[str] = []
+        for card in discarded:
+            for e in self.faces.tree_cards[card].elements:
+                if e not in elements:
+                    elements.append(e)
+        self.spirit_seat = summoner
+        self.spirit_elements = [e for e in self.faces.elements if e in elements]
+        if self._spirit_actions(summoner):
+            self.step = Step.SPIRIT
+            return events
+        reason = "no spirit of those elements can be summoned onto the tree"
+        events.append(Event("no_spirit", {"seat": summoner, "elements": list(self.spirit_elements), "reason": reason}))
+        return events + self._end_turn()
+
+    def _end_turn(self) -> list[Event]:
+        self.spirit_seat = -1
+        self.spirit_elements = []
+        self.revealed = []
+        self.piles = None
+        self.turn += 1
+        self.cutter = 1 - self.cutter
+        if self.turn < TURNS_PER_SEASON:
+            return self._start_turn()
+        self.step = Step.KODAMA
+        return [Event("kodama_phase", {"season": self.season + 1})]
+
+    def _end_season(self) -> list[Event]:
+        events: list[Event] = []
+        self.season += 1
+        self.turn = 0
+        if self.season == len(SEASONS):
+            self.step = Step.OVER
+            outcome = self.outcome()
+            events.append(Event("game_over", outcome.to_json()))
+            return events
+        if self.scores[0] != self.scores[1]:
+            self.cutter = 0 if self.scores[0] < self.scores[1] else 1
+        # on a tie self.cutter is already the seat that was not the Cutter in the last turn
+        events.append(self._season_event())
+        events.extend(self._start_turn())
+        return events
+
+    # --- what may be done now -------------------------------------------------------------------
+
+    def _placement(self, seat: int, card: str, parent: str) -> tuple[int, tuple[str, ...]]:
+        return line_points(self.trees[seat], self.shown, self.faces.tree_cards[card].elements, parent)
+
+    def _placements(self, seat: int) -> list[JSON]:
+        tree = self.trees[seat]
+        free = tree.free_points()
+        out: list[JSON] = []
+        for card in sorted(self.held[seat]):
+            elements = self.faces.tree_cards[card].elements
+            for parent, point in free:
+                if line_points(tree, self.shown, elements, parent)[0] <= MAX_PLACEMENT_POINTS:
+                    out.append({"card": card, "at": [parent, point]})
+        return out
+
+    def _covered(self, card: str, index: int) -> str | None:
+        for element, (_, c, i) in self.spirits.items():
+            if c == card and i == index:
+                return element
+        return None
+
+    def _spirit_targets(self, seat: int) -> list[tuple[str, int]]:
+        covered = {(c, i) for (s, c, i) in self.spirits.values() if s == seat}
+        return [(card, i) for card in self.trees[seat].order for i in range(len(self.shown[card])) if (card, i) not in covered]
+
+    def _spirit_actions(self, seat: int) -> list[JSON]:
+        elements = [e for e in self.spirit_elements if self.spirits.get(e, (-1,))[0] != seat]
+        if not elements:
+            return []
+        targets = self._spirit_targets(seat)
+        return [{"spirit": e, "on": [card, i]} for e in elements for card, i in targets]
+
+    # --- the contract ---------------------------------------------------------------------------
+
+    @property
+    def num_seats(self) -> int:
+        return 2
+
+    def to_move(self) -> tuple[Seat, ...]:
+        step = self.step
+        if step is Step.SPLIT:
+            return (self.cutter,)
+        if step is Step.CHOOSE:
+            return (self.sower,)
+        if step is Step.PLACE:
+            return self.placing
+        if step is Step.SPIRIT:
+            return (self.spirit_seat,)
+        if step is Step.KODAMA:
+            return (0, 1)
+        return ()
+
+    def legal_actions(self, seat: Seat) -> list[JSON]:
+        if seat not in self.to_move():
+            return []
+        step = self.step
+        if step is Step.SPLIT:
+            r = self.revealed
+            return [{"split": [[r[i]], [c for c in r if c != r[i]]]} for i in range(len(r))]
+        if step is Step.CHOOSE:
+            return [{"pile": 0}, {"pile": 1}]
+        if step is Step.PLACE:
+            return self._placements(seat)
+        if step is Step.SPIRIT:
+            return self._spirit_actions(seat)
+        return [{"kodama": k} for k in self.kodama_hand[seat]]
+
+    def _shape(self, seat: Seat, action: JSON, key: str, example: str, other: tuple[str, ...] = ()) -> Any:
+        """The action must be an object with exactly `key` (and `other`); returns action[key]."""
+        wanted = {key, *other}
+        if not isinstance(action, dict) or set(action) != wanted:
+            raise IllegalAction(seat, action, f"a {self.step.value} action is an object like {example}")
+        return action[key]
+
+    def check(self, seat: Seat, action: JSON) -> None:
+        if self.step is Step.OVER:
+            raise IllegalAction(seat, action, "the game is over")
+        self.check_seat_decides(seat, action)
+        step = self.step
+        if step is Step.SPLIT:
+            self._check_split(seat, action)
+        elif step is Step.CHOOSE:
+            pile = self._shape(seat, action, "pile", '{"pile": 0}')
+            if not _is_int(pile) or pile not in (0, 1):
+                raise IllegalAction(seat, action, f"pile must be 0 or 1, got {pile!r}")
+        elif step is Step.PLACE:
+            self._check_place(seat, action)
+        elif step is Step.SPIRIT:
+            self._check_spirit(seat, action)
+        else:
+            card = self._shape(seat, action, "kodama", '{"kodama": "K05"}')
+            if card not in self.kodama_hand[seat]:
+                raise IllegalAction(seat, action, f"{card!r} is not one of your unscored Kodama cards {self.kodama_hand[seat]}")
+
+    def _check_split(self, seat: Seat, action: JSON) -> None:
+        piles = self._shape(seat, action, "split", '{"split": [["B03"], ["B11", "B20"]]}')
+        if not isinstance(piles, list) or len(piles) != 2 or not all(isinstance(p, list) for p in piles):
+            raise IllegalAction(seat, action, "split must be a list of two piles, each a list of card ids")
+        if not piles[0] or not piles[1]:
+            raise IllegalAction(seat, action, "each pile needs at least one card")
+        cards = piles[0] + piles[1]
+        if not all(isinstance(c, str) for c in cards) or sorted(cards) != sorted(self.revealed):
+            raise IllegalAction(seat, action, f"the two piles must hold the revealed cards {self.revealed}, each exactly once")
+
+    def _check_place(self, seat: Seat, action: JSON) -> None:
+        example = '{"card": "B17", "at": ["T1", 0]}'
+        card = self._shape(seat, action, "card", example, ("at",))
+        at = action["at"]
+        if card not in self.held[seat]:
+            raise IllegalAction(seat, action, f"{card!r} is not one of your new cards {sorted(self.held[seat])}")
+        if not isinstance(at, list) or len(at) != 2 or not isinstance(at[0], str) or not _is_int(at[1]):
+            raise IllegalAction(seat, action, f'"at" must be [card id, attachment point index], as in {example}')
+        parent, point = at
+        tree = self.trees[seat]
+        if parent not in tree:
+            raise IllegalAction(seat, action, f"{parent!r} is not a card of your tree")
+        if not tree.is_free(parent, point):
+            n = len(tree.children[parent])
+            why = f"has only points 0..{n - 1}" if not 0 <= point < n else f"already holds {tree.children[parent][point]}"
+            if n == 0:
+                why = "has no attachment point"
+            raise IllegalAction(seat, action, f"attachment point {point} of {parent} is not free: {parent} {why}")
+        points, _ = self._placement(seat, card, parent)
+        if points > MAX_PLACEMENT_POINTS:
+            raise IllegalAction(seat, action, f"this placement would score {points} points; above {MAX_PLACEMENT_POINTS} is forbidden")
+
+    def _check_spirit(self, seat: Seat, action: JSON) -> None:
+        element = self._shape(seat, action, "spirit", '{"spirit": "flower", "on": ["B05", 1]}', ("on",))
+        on = action["on"]
+        if element not in self.spirit_elements:
+            raise IllegalAction(seat, action, f"the spirit must be one of the discarded elements {self.spirit_elements}, got {element!r}")
+        if self.spirits.get(element, (-1,))[0] == seat:
+            raise IllegalAction(seat, action, f"the {element} spirit is already on your tree and cannot move")
+        if not isinstance(on, list) or len(on) != 2 or not isinstance(on[0], str) or not _is_int(on[1]):
+            raise IllegalAction(seat, action, '"on" must be [card id, element instance index], as in ["B05", 1]')
+        card, index = on
+        if card not in self.trees[seat]:
+            raise IllegalAction(seat, action, f"{card!r} is not a card of your tree")
+        if not 0 <= index < len(self.shown[card]):
+            raise IllegalAction(seat, action, f"{card} has element instances 0..{len(self.shown[card]) - 1}, not {index}")
+        other = self._covered(card, index)
+        if other is not None:
+            raise IllegalAction(seat, action, f"instance {index} of {card} is covered by the {other} spirit; spirits never stack")
+
+    def apply(self, actions: Mapping[Seat, JSON]) -> list[Event]:
+        if self.step is Step.OVER:
+            raise GameOver("the Kodama Duo game is over: no more actions")
+        self.check_all(actions)
+        step = self.step
+        if step is Step.SPLIT:
+            piles = [sorted(p) for p in actions[self.cutter]["split"]]
+            self.piles = piles
+            self.step = Step.CHOOSE
+            return [Event("split", {"seat": self.cutter, "piles": [list(p) for p in piles]})]
+        if step is Step.CHOOSE:
+            assert self.piles is not None
+            pile = actions[self.sower]["pile"]
+            self.given[self.sower] = list(self.piles[pile])
+            self.given[self.cutter] = list(self.piles[1 - pile])
+            self.held = [list(g) for g in self.given]
+            self.revealed = []  # the cards are now in the players' hands
+            events = [Event("choose", {"seat": self.sower, "pile": pile, "cards": [list(g) for g in self.given]})]
+            return events + self._start_placing()
+        if step is Step.PLACE:
+            events = []
+            for seat in self.placing:
+                events.append(self._place(seat, actions[seat]["card"], actions[seat]["at"]))
+            return events + self._after_placing()
+        if step is Step.SPIRIT:
+            return self._summon(self.spirit_seat, actions[self.spirit_seat]) + self._end_turn()
+        events = []
+        for seat in range(2):
+            card = actions[seat]["kodama"]
+            face = self.faces.kodama[card]
+            points = kodama_points(face.terms, self.trees[seat], self.shown, self._spirits_on(seat))
+            self.kodama_hand[seat].remove(card)
+            self.kodama_scored[seat].append({"card": card, "season": self.season + 1, "points": points})
+            self.scores[seat] += points
+            events.append(Event("kodama", {"seat": seat, "card": face.to_json(), "points": points, "score": self.scores[seat]}))
+        return events + self._end_season()
+
+    def _place(self, seat: int, card: str, at: list[Any]) -> Event:
+        parent, point = at[0], at[1]
+        tree = self.trees[seat]
+        face = self.faces.tree_cards[card]
+        points, lines = line_points(tree, self.shown, face.elements, parent)
+        season = self.faces.seasons[self.season_cards[self.season]]
+        bonus = season.points * season_count(season.per, tree, face.elements, parent, points, lines)
+        tree.attach(card, (parent, point), face.attach)
+        self.shown[card] = face.elements
+        self.held[seat].remove(card)
+        self.placed[seat][self.season] += 1
+        self.scores[seat] += points + bonus
+        return Event("place", {"seat": seat, "card": card, "at": [parent, point], "points": points,
+                               "lines": list(lines), "bonus": bonus, "score": self.scores[seat]})
+
+    def _spirits_on(self, seat: int) -> list[tuple[str, str]]:
+        return [(e, c) for e, (s, c, _) in self.spirits.items() if s == seat]
+
+    def _set_shown(self, card: str, index: int, element: str) -> None:
+        values = list(self.shown[card])
+        values[index] = element
+        self.shown[card] = tuple(values)
+
+    def _summon(self, seat: int, action: JSON) -> list[Event]:
+        element = action["spirit"]
+        card, index = action["on"]
+        taken_from = None
+        if element in self.spirits:
+            owner, old_card, old_index = self.spirits[element]
+            self._set_shown(old_card, old_index, self.faces.tree_cards[old_card].elements[old_index])
+            taken_from = {"seat": owner, "on": [old_card, old_index]}
+        self.spirits[element] = (seat, card, index)
+        self._set_shown(card, index, element)
+        return [Event("spirit", {"seat": seat, "spirit": element, "on": [card, index], "taken_from": taken_from})]
+
+    def fallback(self, seat: Seat) -> JSON:
+        return self.legal_actions(seat)[0]
+
+    # --- what a seat may know -------------------------------------------------------------------
+
+    def _tree_view(self, seat: int) -> dict[str, JSON]:
+        tree = self.trees[seat]
+        faces = self.faces.tree_cards
+        spirit_at = {(c, i): e for e, (s, c, i) in self.spirits.items() if s == seat}
+        cards = []
+        for card in tree.order:
+            printed = faces[card].elements
+            up = tree.parent.get(card)
+            children = tree.children[card]
+            cards.append({
+                "id": card,
+                "elements": list(printed),
+                "shown": list(self.shown[card]),
+                "spirits": [spirit_at.get((card, i)) for i in range(len(printed))],
+                "attach": len(children),
+                "parent": list(up) if up else None,
+                "depth": tree.depth[card],
+                "children": list(children),
+                "free": [i for i, child in enumerate(children) if child is None],
+                "last": tree.is_last(card),
+            })
+        trunk = tree.trunk
+        return {
+            "seat": seat,
+            "trunk": trunk,
+            "trunk_element": faces[trunk].elements[0],
+            "cards": cards,
+            "free": [list(p) for p in tree.free_points()],
+        }
+
+    def view(self, seat: Seat) -> dict[str, JSON]:
+        # An allow-list: public table state, one's own Kodama cards, revealed Season cards. Never the
+        # deck order, the opponent's unscored Kodama cards, or face-down Season cards.
+        faces = self.faces
+        over = self.step is Step.OVER
+        season = min(self.season, len(SEASONS) - 1)
+        own = []
+        for k in self.kodama_hand[seat]:
+            face = faces.kodama[k]
+            own.append({**face.to_json(), "value": kodama_points(face.terms, self.trees[seat], self.shown, self._spirits_on(seat))})
+        return {
+            "seat": seat,
+            "step": self.step.value,
+            "decision": self.step.value if seat in self.to_move() else None,
+            "to_move": list(self.to_move()),
+            "season": season + 1,
+            "season_name": SEASONS[season],
+            "turn": min(self.turn + 1, TURNS_PER_SEASON),
+            "cutter": self.cutter,
+            "sower": self.sower,
+            "season_card": faces.seasons[self.season_cards[season]].to_json(),
+            "past_season_cards": [faces.seasons[s].to_json() for s in self.season_cards[:season]],
+            "scores": list(self.scores),
+            "trees": [self._tree_view(s) for s in range(2)],
+            "spirits": {e: ({"seat": self.spirits[e][0], "on": [self.spirits[e][1], self.spirits[e][2]]} if e in self.spirits else None)
+                        for e in faces.elements},
+            "revealed": [faces.tree_cards[c].to_json() for c in self.revealed],
+            "piles": [[faces.tree_cards[c].to_json() for c in p] for p in self.piles] if self.piles is not None else None,
+            "held": [[faces.tree_cards[c].to_json() for c in sorted(h)] for h in self.held],
+            "spirit_elements": list(self.spirit_elements) if self.step is Step.SPIRIT else [],
+            "discard": [faces.tree_cards[c].to_json() for c in self.discard],
+            "deck": len(self.deck),
+            "kodama": own,
+            "kodama_left": [len(h) for h in self.kodama_hand],
+            "kodama_scored": [[{**r, "card": faces.kodama[r["card"]].to_json()} for r in rows] for rows in self.kodama_scored],
+            "placed_this_season": [self.placed[s][season] for s in range(2)] if not over else [0, 0],
+            "max_placement_points": MAX_PLACEMENT_POINTS,
+        }
+
+    def tiebreak(self, seat: int) -> int:
+        """Instances of the seat's Trunk element shown on its tree (spirits included)."""
+        element = self.faces.tree_cards[self.trunks[seat]].elements[0]
+        return sum(self.shown[c].count(element) for c in self.trees[seat].order)
+
+    def outcome(self) -> Outcome:
+        if self.step is not Step.OVER:
+            raise GameNotOver("the Kodama Duo game is not over yet")
+        points = tuple(self.scores)
+        tiebreaks = tuple((self.tiebreak(s),) for s in range(2))
+        return Outcome(points, tiebreaks, competition_ranks([(p, *t) for p, t in zip(points, tiebreaks)]))
+
+    def clone(self) -> "KodamaDuoState":
+        other = object.__new__(KodamaDuoState)
+        for name in self.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.trunks = list(self.trunks)
+        other.trees = [t.copy() for t in self.trees]
+        other.shown = dict(self.shown)
+        other.spirits = dict(self.spirits)
+        other.deck = list(self.deck)
+        other.revealed = list(self.revealed)
+        other.piles = [list(p) for p in self.piles] if self.piles is not None else None
+        other.held = [list(h) for h in self.held]
+        other.given = [list(g) for g in self.given]
+        other.discard = list(self.discard)
+        other.kodama_hand = [list(h) for h in self.kodama_hand]
+        other.kodama_scored = [list(rows) for rows in self.kodama_scored]  # rows are never mutated
+        other.season_cards = list(self.season_cards)
+        other.scores = list(self.scores)
+        other.placed = [list(p) for p in self.placed]
+        other.unplaced = [list(p) for p in self.unplaced]
+        other.spirit_elements = list(self.spirit_elements)
+        return other
+
+    def kodama_box(self) -> list[str]:
+        used = set(self.kodama_hand[0]) | set(self.kodama_hand[1]) | {r["card"] for rows in self.kodama_scored for r in rows}
+        return [k for k in self.faces.kodama if k not in used]
+
+    def snapshot(self) -> dict[str, JSON]:
+        return {
+            "trunks": list(self.trunks),
+            "trees": [t.to_json() for t in self.trees],
+            "shown": {c: list(e) for c, e in self.shown.items()},
+            "spirits": {e: list(v) for e, v in self.spirits.items()},
+            "deck": list(self.deck),
+            "revealed": list(self.revealed),
+            "piles": [list(p) for p in self.piles] if self.piles is not None else None,
+            "held": [list(h) for h in self.held],
+            "given": [list(g) for g in self.given],
+            "discard": list(self.discard),
+            "kodama_hand": [list(h) for h in self.kodama_hand],
+            "kodama_box": self.kodama_box(),
+            "kodama_scored": [list(rows) for rows in self.kodama_scored],
+            "season_cards": list(self.season_cards),
+            "season": self.season,
+            "turn": self.turn,
+            "step": self.step.value,
+            "cutter": self.cutter,
+            "scores": list(self.scores),
+            "placed": [list(p) for p in self.placed],
+            "unplaced": [list(p) for p in self.unplaced],
+            "placing": list(self.placing),
+            "spirit_seat": self.spirit_seat,
+            "spirit_elements": list(self.spirit_elements),
+        }
+
+    def resample_hidden(self, seat: Seat, seed: int) -> "KodamaDuoState":
+        """Redraw what `seat` has not seen: the deck order, the opponent's unscored Kodama cards (from
+        them and the box), and the Season cards of seasons not yet begun (from their season's cards)."""
+        other = self.clone()
+        rng = Rng(seed)
+        rng.shuffle(other.deck)
+        opponent = 1 - seat
+        pool = other.kodama_hand[opponent] + self.kodama_box()
+        rng.shuffle(pool)
+        other.kodama_hand[opponent] = sorted(pool[: len(self.kodama_hand[opponent])])
+        for s in range(self.season + 1, len(SEASONS)):
+            other.season_cards[s] = rng.choice(self.faces.seasons_by_name[SEASONS[s]])
+        return other

@@ -1,0 +1,1 @@
+"""Reproducible benchmarks: `python -m bench` runs them all and writes BENCHMARKS.md."""
