@@ -1,0 +1,165 @@
+"""`arena play`: one game between bot commands, a readable log from its replay, and the result."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import tempfile
+from typing import Any
+
+import click
+
+from arena.cli import main
+from arena.errors import BotError, GameOptionError
+from arena.games.registry import get_game
+from arena.jsonvalue import dumps_str, loads
+from arena.referee.bot import BotProcess, BotSpec, Limits
+from arena.referee.clock import TimeControl
+from arena.referee.faults import Fault, FaultPolicy
+from arena.referee.referee import GameResult, play_game
+from arena.referee.replay import iter_replay
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """NAME=VALUE, the value read as JSON when it is (true, 3, "x") and as a plain string otherwise."""
+    name, sep, raw = text.partition("=")
+    if not sep or not name:
+        raise GameOptionError(f"--option {text!r}: write it as NAME=VALUE, e.g. --option long=true")
+    try:
+        value = loads(raw)
+    except ValueError:
+        value = raw
+    return name.strip(), value
+
+
+def parse_command(text: str, index: int) -> tuple[str, ...]:
+    try:
+        argv = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise BotError(f"--bot {text!r}: cannot split the command ({exc}); check its quotes") from None
+    if not argv:
+        raise BotError(f"--bot number {index + 1} is empty: give the command that runs the bot")
+    return argv
+
+
+@main.command("play")
+@click.argument("game")
+@click.option("--bot", "bots", multiple=True, metavar="CMD", help="Command that runs one bot (once per seat, in seat order).")
+@click.option("--seed", type=int, default=None, help="Game seed (default: random, printed).")
+@click.option("--replay", "replay", type=click.Path(dir_okay=False), default=None, help="Write the replay (JSON lines) here.")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="A game option (see `arena games`).")
+@click.option("--decision-ms", type=int, default=1000, show_default=True, help="Time limit per decision.")
+@click.option("--bank-ms", type=int, default=None, help="A total time bank per seat (chess clock).")
+@click.option("--increment-ms", type=int, default=0, show_default=True, help="Added to the bank after each decision.")
+@click.option("--startup-ms", type=int, default=10_000, show_default=True, help="Allowance for a bot's start-up and handshake.")
+@click.option("--policy", type=click.Choice([p.value for p in FaultPolicy]), default="forfeit", show_default=True)
+@click.option("--cpu-seconds", type=int, default=None, help="CPU-time limit of each bot process.")
+@click.option("--memory-mb", type=int, default=None, help="Address-space limit of each bot process.")
+@click.option("--quiet", is_flag=True, help="Only the result, not the step-by-step log.")
+@click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
+def play_command(
+    game: str,
+    bots: tuple[str, ...],
+    seed: int | None,
+    replay: str | None,
+    options: tuple[str, ...],
+    decision_ms: int,
+    bank_ms: int | None,
+    increment_ms: int,
+    startup_ms: int,
+    policy: str,
+    cpu_seconds: int | None,
+    memory_mb: int | None,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Play one GAME between bots and show what happened.
+
+    Example: arena play kododo --bot 'python3 sample_bots/python/random_bot.py' --bot sample_bots/c/random_bot
+    """
+    spec = get_game(game)
+    spec.check_seats(len(bots))
+    resolved = spec.resolve_options(dict(parse_option(o) for o in options))
+    commands = [parse_command(text, i) for i, text in enumerate(bots)]
+    control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, increment_ms=increment_ms, startup_ms=startup_ms)
+    limits = Limits(cpu_seconds=cpu_seconds, memory_mb=memory_mb)
+    if seed is None:
+        seed = int.from_bytes(os.urandom(6), "big")
+    path = replay
+    if path is None:
+        fd, path = tempfile.mkstemp(prefix="arena-replay-", suffix=".jsonl")
+        os.close(fd)
+    started: list[BotProcess] = []
+    close_faults: list[Fault] = []
+    finished = False
+    try:
+        for i, argv in enumerate(commands):
+            started.append(BotProcess.start(BotSpec(f"seat{i}", argv), control, limits))
+        result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy), replay_path=path)
+        finished = True
+    finally:
+        for index, bot in enumerate(started):
+            bot.close()
+            close_faults.extend(Fault(index, f.kind, f.step, f.request_id, f.detail, f.stderr_tail) for f in bot.close_faults)
+        if replay is None and not finished:
+            os.unlink(path)
+    try:
+        log_lines = [] if quiet or as_json else _render_log(path)
+    finally:
+        if replay is None:
+            os.unlink(path)
+    for line in log_lines:
+        click.echo(line)
+    if as_json:
+        out = result.to_json()
+        out["close_faults"] = [f.to_json() for f in close_faults]
+        out["replay_path"] = replay  # None: the temporary replay that fed the log is gone
+        click.echo(dumps_str(out))
+        return
+    _print_result(result, close_faults, replay)
+
+
+def _render_log(path: str) -> list[str]:
+    """The game as a human reads it, from the replay: so the log shows exactly what was recorded."""
+    lines: list[str] = []
+    for _, record in iter_replay(path):
+        kind = record["type"]
+        if kind == "header":
+            lines.append(f"{record['game']} {record['game_version']}  seed {record['seed']}  options {dumps_str(record['options'])}")
+            for seat in record["seats"]:
+                lines.append(f"  seat {seat['seat']}: {seat['name']} {seat['version']}  ({' '.join(seat['command'])})")
+        elif kind == "decision":
+            mark = "" if record["source"] == "bot" else "  <- fallback"
+            elapsed = record.get("elapsed_ms")
+            timing = f"{elapsed:8.2f} ms" if elapsed is not None else "       - ms"
+            lines.append(f"  step {record['step']:>3} seat {record['seat']}: {timing}  {dumps_str(record['played'])}{mark}")
+        elif kind == "events":
+            for event in record["events"]:
+                if "to" not in event:  # private events are the seats' business
+                    data = {k: v for k, v in event.items() if k != "kind"}
+                    lines.append(f"           {event['kind']}: {dumps_str(data)}")
+        elif kind == "fault":
+            lines.append(f"  FAULT seat {record['seat']} {record['kind']} (step {record['step']}, request {record['request_id']}): {record['detail']}")
+            for tail in record.get("stderr_tail", [])[-3:]:
+                lines.append(f"        stderr| {tail}")
+    return lines
+
+
+def _print_result(result: GameResult, close_faults: list[Fault], replay: str | None) -> None:
+    click.echo("")
+    click.echo(f"result of {result.game} seed {result.seed} ({result.decisions} decisions, {result.duration_s:.3f} s):")
+    order = sorted(range(len(result.players)), key=lambda s: (result.ranks[s], s))
+    faulty = {f.seat for f in result.faults}
+    for seat in order:
+        tiebreak = ",".join(str(t) for t in result.tiebreaks[seat])
+        note = "  (faulted)" if seat in faulty else ""
+        click.echo(
+            f"  rank {result.ranks[seat]}  seat {seat}  {result.players[seat]:<20} {result.points[seat]:>4} points"
+            f"  tie-break {tiebreak}  game rank {result.game_ranks[seat]}{note}"
+        )
+    if result.faults:
+        click.echo(f"faults ({result.policy.value}): " + ", ".join(f"seat {f.seat} {f.kind.value}" for f in result.faults))
+    for fault in close_faults:
+        click.echo(f"after the game: seat {fault.seat} {fault.kind.value}: {fault.detail}")
+    if replay:
+        click.echo(f"replay: {replay}")

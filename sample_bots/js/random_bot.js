@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// A random bot for any arena game, in JavaScript (node, no npm packages): picks uniformly among the
+// legal actions. Seed: the first argument, else ARENA_SEED, else the time.
+"use strict";
+
+const readline = require("readline");
+
+// SplitMix64 on BigInt, the generator arena itself uses (arena/rng.py).
+const MASK = (1n << 64n) - 1n;
+let state = BigInt(process.argv[2] ?? process.env.ARENA_SEED ?? Date.now()) & MASK;
+function next64() {
+  state = (state + 0x9e3779b97f4a7c15n) & MASK;
+  let z = state;
+  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK;
+  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK;
+  return z ^ (z >> 31n);
+}
+function below(n) {
+  const big = BigInt(n);
+  const limit = MASK - ((MASK % big) + 1n) % big;
+  for (;;) {
+    const x = next64();
+    if (x <= limit) return Number(x % big);
+  }
+}
+
+function send(message) {
+  process.stdout.write(JSON.stringify(message) + "\n");
+}
+
+const input = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+input.on("line", (line) => {
+  const message = JSON.parse(line);
+  switch (message.type) {
+    case "hello":
+      send({ type: "hello", protocol: 1, name: "random-js", version: "1.0" });
+      break;
+    case "request":
+      send({ id: message.id, action: message.legal[below(message.legal.length)] });
+      break;
+    case "shutdown":
+      input.close();
+      process.exit(0);
+    // start, end and unknown messages need no answer
+  }
+});
+input.on("close", () => process.exit(0));

@@ -1,0 +1,132 @@
+"""The protocol module: builders match the schema, parsers refuse everything that is not a message."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arena.protocol import (
+    PROTOCOL_VERSION,
+    SCHEMA_PATH,
+    ProtocolViolation,
+    end_message,
+    hello_message,
+    parse_answer,
+    parse_hello,
+    request_message,
+    shutdown_message,
+    start_message,
+)
+
+SCHEMA = json.loads(SCHEMA_PATH.read_text())
+
+
+def validator(name: str | None = None) -> jsonschema.Draft202012Validator:
+    schema = SCHEMA if name is None else {**SCHEMA, "oneOf": None, "$ref": f"#/$defs/{name}"}
+    if name is not None:
+        del schema["oneOf"]
+    return jsonschema.Draft202012Validator(schema)
+
+
+TC = {"decision_ms": 1000, "bank_ms": None, "increment_ms": 0, "startup_ms": 10000}
+
+
+def test_schema_is_valid_draft_2020_12():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_every_builder_gives_a_valid_message():
+    messages = [
+        hello_message("0.1.0"),
+        start_message(game_id="g", game="kododo", game_version="1.0", options={"long": False}, seat=0, players=["a", "b"], time_control=TC),
+        request_message(
+            request_id=1, game_id="g", game="kododo", seat=0, step=0, view={"hand": []}, legal=[["G1"]],
+            clock={"remaining_ms": 1000, "decision_ms": 1000, "bank_ms": None, "increment_ms": 0},
+            events=[{"kind": "draw", "cards": ["G1"], "to": 0}],
+        ),
+        end_message(game_id="g", game="kododo", seat=1, events=[], result={
+            "points": [1, 2], "tiebreaks": [[1], [2]], "ranks": [2, 1], "game_ranks": [2, 1],
+            "faults": [{"seat": 0, "kind": "timeout"}]}),
+        shutdown_message(),
+    ]
+    check = validator()
+    for message in messages:
+        check.validate(message)
+
+
+def test_schema_refuses_a_request_without_id_or_with_extra_members():
+    good = request_message(
+        request_id=1, game_id="g", game="kododo", seat=0, step=0, view={}, legal=[1],
+        clock={"remaining_ms": 1, "decision_ms": 1, "bank_ms": None, "increment_ms": 0}, events=[])
+    check = validator()
+    bad = dict(good)
+    del bad["id"]
+    assert not check.is_valid(bad)
+    assert not check.is_valid({**good, "secret": "other seat's action"})
+
+
+def test_bot_messages_match_the_schema_and_the_parsers():
+    hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "name": "b", "version": "1"}
+    validator("botHello").validate(hello)
+    assert parse_hello(hello).name == "b"
+    answer = {"id": 3, "action": ["G3", "B1"]}
+    validator("answer").validate(answer)
+    assert parse_answer(answer) == (3, ["G3", "B1"])
+    assert parse_answer({"type": "answer", "id": 3, "action": None}) == (3, None)
+    assert parse_answer({"type": "action", "id": 4, "action": 1}) == (4, 1)
+    with pytest.raises(ProtocolViolation):
+        parse_answer({"type": "hello", "id": 4, "action": 1})
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "hello", "protocol": 2, "name": "b"},
+        {"type": "hello", "protocol": 1},
+        {"type": "hello", "protocol": 1, "name": ""},
+        {"type": "hello", "protocol": 1, "name": "b", "version": 3},
+        {"protocol": 1, "name": "b"},
+        ["hello"],
+    ],
+)
+def test_bad_hellos_are_refused_with_a_reason(message):
+    with pytest.raises(ProtocolViolation):
+        parse_hello(message)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["id", "action", "type", "x"]), inner | st.sampled_from(["answer", "action"]), max_size=4),
+    max_leaves=10,
+)
+
+
+@given(json_values)
+def test_parse_answer_accepts_exactly_the_schema_answers(value):
+    schema_ok = validator("answer").is_valid(value)
+    try:
+        parse_answer(value)
+        parsed = True
+    except ProtocolViolation:
+        parsed = False
+    assert parsed == schema_ok
+
+
+def test_the_worked_example_in_protocol_md_is_valid():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "protocol.md").read_text()
+    sent = [line.split("→ ", 1)[1] for line in text.splitlines() if line.startswith("referee → ")]
+    answers = [line.split("← ", 1)[1] for line in text.splitlines() if line.startswith("bot     ← ")]
+    assert len(sent) >= 5 and len(answers) >= 3
+    check = validator()
+    for line in sent:
+        check.validate(json.loads(line))
+    validator("botHello").validate(json.loads(answers[0]))
+    for line in answers[1:]:
+        validator("answer").validate(json.loads(line))

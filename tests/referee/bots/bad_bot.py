@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""A bot that misbehaves in one chosen way (argv[1]); otherwise it plays the first legal action.
+
+Each mode is one fault the referee must contain. The bot is a real program speaking the protocol
+over pipes, so what is tested is the referee's handling of real processes, not a fake.
+Modes act on the `BAD_AT`-th request (default 1) unless said otherwise.
+"""
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+MODE = sys.argv[1]
+BAD_AT = int(os.environ.get("BAD_AT", "1"))
+LOG = os.environ.get("BOT_LOG")  # where `record` and `spy` write what they saw
+
+out = sys.stdout.buffer
+inp = sys.stdin.buffer
+
+
+def send(data: bytes) -> None:
+    out.write(data)
+    out.flush()
+
+
+def answer_line(request: dict, action=None) -> bytes:
+    if action is None:
+        action = request["legal"][0]
+    return (json.dumps({"id": request["id"], "action": action}) + "\n").encode()
+
+
+def log(record: dict) -> None:
+    if LOG:
+        with open(LOG, "a") as fh:
+            fh.write(json.dumps(record) + "\n")
+
+
+def on_request(request: dict, count: int) -> None:
+    bad = count == BAD_AT
+    if MODE == "timeout" and bad:
+        time.sleep(float(os.environ.get("SLEEP_S", "0.3")))
+    elif MODE == "sleep" and count <= int(os.environ.get("SLEEP_STEPS", "1")):
+        time.sleep(0.2)
+    elif MODE == "crash" and bad:
+        sys.stderr.write("bad_bot: crashing on purpose now\n")
+        sys.stderr.flush()
+        os._exit(3)
+    elif MODE == "crash_orphan" and bad:
+        # A child inherits stdout, so the referee sees no end of file: only the exit tells.
+        subprocess.Popen(["sleep", "30"], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os._exit(4)
+    elif MODE == "malformed" and bad:
+        return send(b"this is not json\n")
+    elif MODE == "invalid_utf8" and bad:
+        return send(b'{"id": %d, "action": "\xff\xfe"}\n' % request["id"])
+    elif MODE == "line_too_long" and bad:
+        for _ in range(20):
+            send(b"x" * 10_000)
+        return send(b"\n")
+    elif MODE == "stdout_flood" and bad:
+        while True:  # junk until the referee stops it
+            send(b'{"id": 0, "action": null}\n' * 100)
+    elif MODE == "stderr_flood" and bad:
+        while True:
+            sys.stderr.buffer.write(b"e" * 65536 + b"\n")
+            sys.stderr.flush()
+    elif MODE == "illegal" and bad:
+        return send(answer_line(request, ["Z9"]))
+    elif MODE == "early" and bad:
+        guess = dict(request, id=request["id"] + 1)
+        return send(answer_line(request) + answer_line(guess))  # one write: the second line comes before its request
+    elif MODE == "twice" and bad:
+        return send(answer_line(request) + answer_line(request, request["legal"][-1]))
+    elif MODE == "spy" and count <= int(os.environ.get("SPY_STEPS", "2")):
+        # Wait until just before the deadline, recording anything the referee sends meanwhile.
+        deadline = time.monotonic() + request["clock"]["remaining_ms"] / 1000 - 0.08
+        received = []
+        fd = inp.fileno()
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                received.append(os.read(fd, 65536).decode("utf-8", "replace"))
+        log({"id": request["id"], "step": request["step"], "received_while_waiting": received})
+    send(answer_line(request))
+
+
+def main() -> None:
+    if MODE == "no_exit":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    count = 0
+    for raw in inp:
+        if MODE == "record":
+            log({"line": raw.decode("utf-8")})
+        message = json.loads(raw)
+        kind = message.get("type")
+        if kind == "hello":
+            hello = {"type": "hello", "protocol": 1, "name": f"bad-{MODE}", "version": "0"}
+            extra = b""
+            if MODE == "early_hello":  # an answer in the same write as the hello: before any request
+                extra = b'{"id": 1, "action": ["B1"]}\n'
+            if MODE == "orphans":
+                subprocess.Popen(["sleep", "30"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            send((json.dumps(hello) + "\n").encode() + extra)
+        elif kind == "request":
+            count += 1
+            on_request(message, count)
+        elif kind == "shutdown":
+            if MODE == "no_exit":
+                while True:
+                    time.sleep(1)
+            return
+
+
+if __name__ == "__main__":
+    main()

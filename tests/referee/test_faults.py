@@ -1,0 +1,220 @@
+"""The misbehaving-bot suite: each fault contained, recorded, ranked, and no process left behind.
+
+Each test plays a real 3-player Kododo game: the C sample bot in seats 0 and 2, a misbehaving bot in
+seat 1. The game must end with a result, exactly the expected faults of seat 1, a replay that verifies,
+and (checked by the `start_bots` fixture) no process of any bot still running after close.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.referee.bot import BotSpec, Limits
+from arena.referee.clock import TimeControl
+from arena.referee.faults import FaultKind, FaultPolicy
+from arena.referee.referee import GameResult, play_game
+from arena.referee.replay import read_replay
+from arena.referee.verify import verify_replay
+
+from .conftest import assert_group_gone, bad_spec, c_spec
+
+FAST = TimeControl(decision_ms=1000, shutdown_ms=300)
+BAD = 1
+
+
+def play(start_bots, c_bot: str, bad: BotSpec, tmp_path: Path, *, time_control: TimeControl = FAST,
+         limits: Limits = Limits(), policy: FaultPolicy = FaultPolicy.FORFEIT):
+    specs = [c_spec(c_bot, 10), bad, c_spec(c_bot, 12)]
+    bots = start_bots(*specs, time_control=time_control, limits=limits)
+    replay = tmp_path / "game.jsonl"
+    result = play_game("kododo", bots, seed=7, time_control=time_control, policy=policy, replay_path=replay)
+    verify_replay(replay)  # a game with faults is still a verifiable game
+    assert all(f.seat == BAD for f in result.faults), result.faults
+    return bots, result, read_replay(replay)
+
+
+def kinds(result: GameResult) -> list[FaultKind]:
+    return [f.kind for f in result.faults]
+
+
+def decisions_of(records: list[dict], seat: int) -> list[dict]:
+    return [r for r in records if r["type"] == "decision" and r["seat"] == seat]
+
+
+def assert_forfeited(result: GameResult) -> None:
+    assert result.ranks[BAD] == 3
+    assert sorted(result.ranks[s] for s in (0, 2)) in ([1, 2], [1, 1])
+
+
+def test_timeout_gets_fallback_and_the_late_answer_is_ignored(start_bots, c_bot, tmp_path):
+    tc = TimeControl(decision_ms=200, shutdown_ms=300)
+    bots, result, records = play(start_bots, c_bot, bad_spec("timeout", SLEEP_S="0.32"), tmp_path, time_control=tc)
+    assert kinds(result) == [FaultKind.TIMEOUT]
+    assert result.faults[0].request_id == 1 and result.faults[0].step == 0
+    mine = decisions_of(records, BAD)
+    assert mine[0]["source"] == "fallback" and not mine[0]["answered"]
+    assert all(d["source"] == "bot" for d in mine[1:])  # the bot recovered; its late answer was not used
+    assert bots[BAD].alive
+    assert_forfeited(result)
+
+
+def test_crash_mid_game_records_exit_and_stderr_and_plays_fallbacks(start_bots, c_bot, tmp_path):
+    bots, result, records = play(start_bots, c_bot, bad_spec("crash", BAD_AT="2"), tmp_path)
+    assert kinds(result) == [FaultKind.CRASH]
+    fault = result.faults[0]
+    assert fault.request_id == 2 and fault.step == 1
+    assert "exited with status 3" in fault.detail
+    assert any("crashing on purpose" in line for line in fault.stderr_tail)
+    mine = decisions_of(records, BAD)
+    assert [d["source"] for d in mine[:2]] == ["bot", "fallback"]
+    assert all(d["source"] == "fallback" and d["id"] is None for d in mine[2:])  # no more requests
+    assert not bots[BAD].alive
+    assert_group_gone(bots[BAD].pgid)  # gone already, before close
+    assert_forfeited(result)
+
+
+def test_exit_leaving_a_child_holding_stdout_is_a_crash_with_orphans(start_bots, c_bot, tmp_path):
+    tc = TimeControl(decision_ms=300, shutdown_ms=300)
+    bots, result, _ = play(start_bots, c_bot, bad_spec("crash_orphan", BAD_AT="2"), tmp_path, time_control=tc)
+    assert kinds(result) == [FaultKind.CRASH, FaultKind.ORPHANS]
+    assert "exited with status 4" in result.faults[0].detail
+    assert_group_gone(bots[BAD].pgid)
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind"),
+    [
+        ("malformed", FaultKind.MALFORMED_JSON),
+        ("invalid_utf8", FaultKind.INVALID_UTF8),
+        ("illegal", FaultKind.ILLEGAL_ACTION),
+    ],
+)
+def test_bad_answer_gets_fallback_and_the_game_goes_on(start_bots, c_bot, tmp_path, mode, kind):
+    bots, result, records = play(start_bots, c_bot, bad_spec(mode), tmp_path)
+    assert kinds(result) == [kind]
+    assert result.faults[0].request_id == 1
+    mine = decisions_of(records, BAD)
+    assert mine[0]["source"] == "fallback"
+    assert all(d["source"] == "bot" for d in mine[1:])
+    assert bots[BAD].alive
+    assert_forfeited(result)
+
+
+def test_line_too_long_is_discarded_without_buffering_it(start_bots, c_bot, tmp_path):
+    limits = Limits(max_line_bytes=4096)
+    bots, result, records = play(start_bots, c_bot, bad_spec("line_too_long"), tmp_path, limits=limits)
+    assert kinds(result) == [FaultKind.LINE_TOO_LONG]
+    assert result.faults[0].request_id == 1
+    assert len(bots[BAD]._lines.buf) <= 4096
+    mine = decisions_of(records, BAD)
+    assert mine[0]["source"] == "fallback"
+    assert all(d["source"] == "bot" for d in mine[1:])  # back in step after the long line's newline
+
+
+def test_stdout_flood_stops_the_bot(start_bots, c_bot, tmp_path):
+    bots, result, _ = play(start_bots, c_bot, bad_spec("stdout_flood"), tmp_path)
+    found = kinds(result)
+    limit = Limits().max_unasked_lines_per_game
+    assert found == [FaultKind.UNEXPECTED_ANSWER] * (limit + 1) + [FaultKind.FLOOD]  # id 0 answers nothing
+    assert result.faults[-1].request_id == 1  # the pending request got the fallback
+    assert not bots[BAD].alive
+    assert_forfeited(result)
+
+
+def test_stderr_flood_is_drained_then_stopped(start_bots, c_bot, tmp_path):
+    limits = Limits(max_stderr_bytes_per_game=1_000_000)
+    started = time.monotonic()
+    bots, result, _ = play(start_bots, c_bot, bad_spec("stderr_flood"), tmp_path, limits=limits)
+    assert kinds(result) == [FaultKind.FLOOD]
+    assert result.faults[0].request_id == 1
+    assert all(len(line) <= 500 for line in result.faults[0].stderr_tail)  # the tail is bounded too
+    assert not bots[BAD].alive
+    assert time.monotonic() - started < 5
+
+
+def test_answer_before_being_asked_is_never_used(start_bots, c_bot, tmp_path):
+    bots, result, records = play(start_bots, c_bot, bad_spec("early"), tmp_path)
+    assert kinds(result) == [FaultKind.UNEXPECTED_ANSWER]
+    assert result.faults[0].request_id == 2 and "not asked" in result.faults[0].detail
+    second = decisions_of(records, BAD)[1]
+    assert second["id"] == 2 and second["source"] == "bot"  # the real answer, sent after the request
+
+
+def test_answer_sent_with_the_hello_is_never_used(start_bots, c_bot, tmp_path):
+    bots, result, records = play(start_bots, c_bot, bad_spec("early_hello"), tmp_path)
+    assert kinds(result) == [FaultKind.UNEXPECTED_ANSWER]
+    assert result.faults[0].step == -1  # judged before the first step
+    first = decisions_of(records, BAD)[0]
+    assert first["source"] == "bot" and first["answer"] != ["B1"] or first["answer"] == first["played"]
+
+
+def test_second_answer_is_ignored_and_recorded(start_bots, c_bot, tmp_path):
+    bots, result, records = play(start_bots, c_bot, bad_spec("twice"), tmp_path)
+    assert kinds(result) == [FaultKind.UNEXPECTED_ANSWER]
+    assert result.faults[0].request_id == 1 and "second answer" in result.faults[0].detail
+    first = decisions_of(records, BAD)[0]
+    legal_first = first["played"]
+    assert first["source"] == "bot" and first["answer"] == legal_first  # the first answer stands
+
+
+def test_policy_continue_keeps_the_rules_ranking(start_bots, c_bot, tmp_path):
+    _, result, _ = play(start_bots, c_bot, bad_spec("illegal"), tmp_path, policy=FaultPolicy.CONTINUE)
+    assert kinds(result) == [FaultKind.ILLEGAL_ACTION]
+    assert result.ranks == result.game_ranks
+
+
+def test_refusing_to_exit_is_killed_and_recorded(start_bots, c_bot, tmp_path):
+    (bot,) = start_bots(bad_spec("no_exit"), time_control=TimeControl(shutdown_ms=200))
+    started = time.monotonic()
+    bot.close()
+    assert [f.kind for f in bot.close_faults] == [FaultKind.NO_EXIT]
+    assert time.monotonic() - started < 3
+    assert bot.exit_detail == "killed by signal SIGKILL"  # it ignored SIGTERM
+    assert_group_gone(bot.pgid)
+    bot.close()  # idempotent
+    assert len(bot.close_faults) == 1
+
+
+def test_children_left_behind_are_recorded_and_killed(start_bots, c_bot, tmp_path):
+    bots, result, _ = play(start_bots, c_bot, bad_spec("orphans"), tmp_path)
+    assert result.faults == ()  # a child while the bot runs is its business
+    bot = bots[BAD]
+    bot.close()
+    assert [f.kind for f in bot.close_faults] == [FaultKind.ORPHANS]
+    assert_group_gone(bot.pgid)
+
+
+def test_spy_learns_nothing_of_other_decisions_before_its_deadline(start_bots, c_bot, tmp_path):
+    log = tmp_path / "spy.jsonl"
+    tc = TimeControl(decision_ms=250, shutdown_ms=300)
+    bots, result, records = play(start_bots, c_bot, bad_spec("spy", BOT_LOG=str(log), SPY_STEPS="2"), tmp_path, time_control=tc)
+    assert result.faults == ()
+    seen = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [s["step"] for s in seen] == [0, 1]
+    assert all(s["received_while_waiting"] == [] for s in seen)
+    for step in (0, 1):
+        commits = {r["seat"]: r["elapsed_ms"] for r in records if r["type"] == "commit" and r["step"] == step}
+        # The others had answered long before the spy did: their decisions existed, and were not sent.
+        assert commits[0] < 100 and commits[2] < 100 and commits[BAD] > 150
+
+
+def test_dead_bot_at_game_start_is_a_start_failure(start_bots, c_bot, tmp_path):
+    bots = start_bots(c_spec(c_bot, 1), c_spec(c_bot, 2))
+    bots[1].close()
+    result = play_game("kododo", bots, seed=3)
+    assert [(f.seat, f.kind) for f in result.faults] == [(1, FaultKind.START_FAILED)]
+    assert result.ranks == (1, 2)
+
+
+def test_every_fault_kind_is_covered_by_this_suite():
+    covered = {
+        FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.MALFORMED_JSON, FaultKind.INVALID_UTF8, FaultKind.LINE_TOO_LONG,
+        FaultKind.FLOOD, FaultKind.ILLEGAL_ACTION, FaultKind.UNEXPECTED_ANSWER, FaultKind.NO_EXIT, FaultKind.ORPHANS,
+        FaultKind.START_FAILED,
+    }
+    assert covered == set(FaultKind)
