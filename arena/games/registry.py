@@ -25,13 +25,13 @@ def _load_builtin() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
     for module in _BUILTIN:
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
             if exc.name != module:  # a real import error inside a game must not be hidden
                 raise
+    _loaded = True  # only once every game imported: a failed import is retried and reported again
 
 
 def get_game(name: str) -> GameSpec:

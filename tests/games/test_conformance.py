@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.games import all_games
@@ -28,7 +28,7 @@ def test_random_games_keep_the_contract(name, seats, seed):
 
 
 @pytest.mark.parametrize("name,seats", CASES)
-@settings(max_examples=5)
+@settings(max_examples=5, suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow])
 @given(data=st.data())
 def test_hypothesis_chosen_playthroughs_keep_the_contract(name, seats, data):
     """Actions drawn by hypothesis, so a failure shrinks to a short game."""

@@ -49,8 +49,8 @@ from arena.rng import Rng
 class KododoState(GameState):
     __slots__ = (
         "n", "long", "target", "max_deals", "rng", "deal", "round", "round_in_deal", "turn", "last_round",
-        "hands", "draw", "removed", "table", "piles", "banked_points", "banked_cards", "discard",
-        "history", "over",
+        "hands", "draw", "removed", "table", "piles", "banked_points", "banked_cards", "totals",
+        "total_cards", "discard", "history", "over",
     )
 
     def __init__(self, players: int, options: Mapping[str, Any], seed: int) -> None:
@@ -71,6 +71,8 @@ class KododoState(GameState):
         self.piles: list[list[str]] = [[] for _ in range(players)]  # this deal's score piles
         self.banked_points = [0] * players  # points and pile cards of earlier deals (long variant)
         self.banked_cards = [0] * players
+        self.totals = [0] * players  # running points and score-pile cards, so views need not re-add
+        self.total_cards = [0] * players
         self.discard: list[str] = []
         self.history: list[dict[str, JSON]] = []
         self.over = False
@@ -111,6 +113,8 @@ class KododoState(GameState):
         for seat in range(self.n):
             scored = result.scored[seat]
             self.piles[seat].extend(scored)
+            self.totals[seat] += result.points[seat]
+            self.total_cards[seat] += len(scored)
             for card in self.table[seat]:
                 if card not in scored:
                     self.discard.append(card)
@@ -146,10 +150,10 @@ class KododoState(GameState):
         return CARDS_PER_TURN[self.turn - 1]
 
     def points(self) -> list[int]:
-        return [self.banked_points[s] + sum(VALUE[c] for c in self.piles[s]) for s in range(self.n)]
+        return list(self.totals)
 
     def pile_cards(self) -> list[int]:
-        return [self.banked_cards[s] + len(self.piles[s]) for s in range(self.n)]
+        return list(self.total_cards)
 
     def legal_actions(self, seat: Seat) -> list[JSON]:
         if self.over:
@@ -251,6 +255,8 @@ class KododoState(GameState):
         other.piles = [list(p) for p in self.piles]
         other.banked_points = list(self.banked_points)
         other.banked_cards = list(self.banked_cards)
+        other.totals = list(self.totals)
+        other.total_cards = list(self.total_cards)
         other.discard = list(self.discard)
         other.history = list(self.history)  # entries are never mutated once appended
         return other
@@ -274,6 +280,8 @@ class KododoState(GameState):
             "piles": [list(p) for p in self.piles],
             "banked_points": list(self.banked_points),
             "banked_cards": list(self.banked_cards),
+            "totals": list(self.totals),
+            "total_cards": list(self.total_cards),
             "discard": list(self.discard),
             "history": list(self.history),
             "over": self.over,

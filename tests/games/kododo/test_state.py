@@ -54,6 +54,7 @@ def check_invariants(state: KododoState) -> None:
     assert state.points() == [
         state.banked_points[s] + sum(VALUE[c] for c in state.piles[s]) for s in range(state.n)
     ]
+    assert state.pile_cards() == [state.banked_cards[s] + len(state.piles[s]) for s in range(state.n)]
     if not state.over:
         expected_hand = 5 if not state.last_round else {1: 5, 2: 3, 3: 2}[state.turn]
         assert [len(h) for h in state.hands] == [expected_hand] * state.n
@@ -202,9 +203,9 @@ def test_legal_actions_are_the_distinct_pairs_then_the_distinct_cards():
 def test_ties_on_points_are_broken_by_score_pile_cards_then_shared():
     state = SPEC.new_game(3, None, 0)
     state.over = True
-    state.piles = [["G4", "G2"], ["B1", "B1", "B2", "B2"], ["O6"]]  # 6 points each; 2, 4 and 1 cards
+    state.totals, state.total_cards = [6, 6, 6], [2, 4, 1]  # 6 points each; 2, 4 and 1 score-pile cards
     assert state.outcome().ranks == (2, 1, 3)
-    state.piles = [["G4", "G2"], ["O4", "O2"], ["O6"]]
+    state.total_cards = [2, 2, 1]
     assert state.outcome().ranks == (1, 1, 3)
 
 
