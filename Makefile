@@ -27,7 +27,7 @@ test: setup
 	$(PY) -m pytest -q
 
 bench: setup
-	$(PY) -m bench
+	$(PY) -m bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(C_BOT) out .pytest_cache .hypothesis

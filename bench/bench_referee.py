@@ -117,11 +117,22 @@ def ensure_c_bot() -> str:
     return str(C_BOT)
 
 
-def raw_round_trips_per_s(c_bot: str, seconds: float = 0.5) -> float:
-    """The floor: one tiny request and one answer over blocking pipes, nothing else."""
+def raw_round_trips_per_s(c_bot: str, seconds: float = 0.5, placement: str | None = None) -> float:
+    """The floor: one tiny request and one answer over blocking pipes, nothing else.
+
+    `placement` pins the two processes: "same" puts both on one core (a hand-off without a cross-core
+    wake-up, several times faster), "cross" puts them on different cores (what a referee fanning out
+    to several bots on 2 cores mostly pays); None leaves it to the scheduler, which flips between the
+    two from run to run.
+    """
     proc = subprocess.Popen([c_bot, "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     assert proc.stdin is not None and proc.stdout is not None
     wfd, rfd = proc.stdin.fileno(), proc.stdout.fileno()
+    mine = os.sched_getaffinity(0)
+    cores = sorted(mine)
+    if placement is not None and len(cores) >= 2:
+        os.sched_setaffinity(0, {cores[0]})
+        os.sched_setaffinity(proc.pid, {cores[0] if placement == "same" else cores[1]})
     try:
         rounds = 0
         started = time.perf_counter()
@@ -135,6 +146,7 @@ def raw_round_trips_per_s(c_bot: str, seconds: float = 0.5) -> float:
             if now >= deadline:
                 return rounds / (now - started)
     finally:
+        os.sched_setaffinity(0, mine)
         proc.stdin.close()
         proc.wait(5)
 
@@ -170,6 +182,8 @@ def run(repeats: int = 3) -> dict[str, Any]:
 
     for _ in range(repeats):
         add("raw_round_trips_per_s", raw_round_trips_per_s(c_bot))
+        add("raw_cross_core_round_trips_per_s", raw_round_trips_per_s(c_bot, placement="cross"))
+        add("raw_same_core_round_trips_per_s", raw_round_trips_per_s(c_bot, placement="same"))
         for lang, command in bots.items():
             for seats in (1, 2, 4):
                 rate, step = decisions_per_s(RELAY, command, seats, {"steps": 500}, 2 if lang == "c" else 1)
@@ -181,7 +195,15 @@ def run(repeats: int = 3) -> dict[str, Any]:
         for seats in (1, 4):
             _, step = decisions_per_s(RELAY, thinking, seats, {"steps": 100}, 1)
             add(f"relay_thinking2ms_{seats}_step_us", step * 1e6)
-    report: dict[str, Any] = {k: {"median": statistics.median(v), "min": min(v), "max": max(v)} for k, v in samples.items()}
+        # Ratios within one repeat: the raw rate moves with core placement, so compare like with like.
+        kododo = samples["kododo_c_4_decisions_per_s"][-1]
+        add("kododo_c_4_vs_raw_per_repeat", kododo / samples["raw_round_trips_per_s"][-1])
+        add("kododo_c_4_vs_raw_cross_core_per_repeat", kododo / samples["raw_cross_core_round_trips_per_s"][-1])
+        add("kododo_c_4_vs_raw_same_core_per_repeat", kododo / samples["raw_same_core_round_trips_per_s"][-1])
+        add("relay_c_step_4_vs_1_per_repeat", samples["relay_c_4_step_us"][-1] / samples["relay_c_1_step_us"][-1])
+    report: dict[str, Any] = {
+        k: {"median": statistics.median(v), "min": min(v), "max": max(v), "values": v} for k, v in samples.items()
+    }
     raw = report["raw_round_trips_per_s"]["median"]
     report["ratios"] = {
         "kododo_c_4_vs_raw": report["kododo_c_4_decisions_per_s"]["median"] / raw,

@@ -1,0 +1,34 @@
+"""`arena run CONFIG`: run (or resume) a tournament, then print its standings."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from arena.cli import main
+from arena.tournament import config as tconfig
+from arena.tournament import report, runner
+
+
+@main.command("run")
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--fresh", is_flag=True, help="Discard the results an earlier run of this config stored, and start over.")
+@click.option(
+    "--concurrency", "-j", type=click.IntRange(min=1), default=None, help="Games played at once (default: the config's, else one per core)."
+)
+@click.option("--restart-bots", is_flag=True, default=None, help="Start fresh bot processes for every game (slow; for benchmarks).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def run_command(config: str, fresh: bool, concurrency: int | None, restart_bots: bool | None, quiet: bool) -> None:
+    """Play the tournament CONFIG describes; rerun the same command to resume an interrupted run."""
+    cfg = tconfig.load(config)
+    summary = runner.run(cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet)
+    rate = f", {summary.games_per_second:.1f} games/s" if summary.played else ""
+    click.echo(
+        f"{cfg.name}: {summary.stored}/{summary.total} games stored in {summary.store} "
+        f"({summary.played} played now in {summary.duration_s:.1f} s{rate})"
+    )
+    click.echo(report.table(summary.standings))
+    if summary.interrupted:
+        click.echo(f"interrupted: run `arena run {config}` again to play the {summary.total - summary.stored} games left", err=True)
+        sys.exit(130)

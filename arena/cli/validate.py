@@ -1,0 +1,23 @@
+"""`arena validate CONFIG`: check a tournament config without running anything."""
+
+from __future__ import annotations
+
+import click
+
+from arena.cli import main
+from arena.tournament import config as tconfig
+from arena.tournament import schedule
+
+
+@main.command("validate")
+@click.argument("config", type=click.Path(dir_okay=False))
+def validate_command(config: str) -> None:
+    """Check CONFIG (keys, types, game, options, bots' programs, schedule) and summarise it."""
+    cfg = tconfig.load(config)
+    spec = cfg.schedule
+    games = schedule.count(spec)
+    click.echo(
+        f"{config}: ok: {cfg.name}: {cfg.game}, {cfg.players} players per game, {len(cfg.entrants)} entrants, "
+        f"{spec.format.value} ({spec.rotations.value} rotations, {spec.rounds} round{'s' if spec.rounds != 1 else ''}): "
+        f"{games} games; results in {cfg.store}"
+    )

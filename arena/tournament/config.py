@@ -1,0 +1,442 @@
+"""Tournament configs: YAML in, typed and checked dataclasses out.
+
+Everything that can be known before a game starts is checked here (unknown keys, types, the game and
+its options, the seat count, the schedule, that each bot's program exists), so a typo fails in a
+second with a message naming the file, the key path (`entrants[2].command`) and what was expected,
+instead of an hour into a run.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import os
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, NoReturn, TypeVar
+
+import yaml
+
+from arena.errors import ConfigError, GameError
+from arena.games.base import GameSpec
+from arena.games.registry import get_game
+from arena.jsonvalue import JSON, dumps
+from arena.tournament import schedule as sched
+from arena.tournament.schedule import Fill, Format, Rotations, ScheduleError, ScheduleSpec
+
+E = TypeVar("E", bound=enum.Enum)
+
+# Arguments with these suffixes are taken to be script files and must exist (e.g. `{python} bot.py`).
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".jar", ".php", ".sh")
+
+
+class FaultPolicyName(enum.Enum):
+    FORFEIT = "forfeit"  # a faulting seat ranks last
+    CONTINUE = "continue"  # a faulting seat plays on with the game's fallback actions
+
+
+@dataclass(frozen=True)
+class EntrantConfig:
+    """One entrant. `command` is ready to run: placeholders substituted, the program checked."""
+
+    name: str
+    command: tuple[str, ...]
+    cwd: str
+    env: Mapping[str, str] = field(default_factory=dict)
+    raw_command: tuple[str, ...] = ()  # as written, placeholders kept: what the config fingerprint hashes
+
+
+@dataclass(frozen=True)
+class TimeControlConfig:
+    decision_ms: int = 1000
+    bank_ms: int | None = None
+    increment_ms: int = 0
+    startup_ms: int = 10000
+
+
+@dataclass(frozen=True)
+class LimitsConfig:
+    cpu_seconds: int | None = None
+    memory_mb: int | None = None
+    max_line_bytes: int | None = None  # None: the referee's default
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    path: Path
+    name: str
+    game: str
+    options: Mapping[str, Any]  # resolved: defaults filled in
+    players: int
+    entrants: tuple[EntrantConfig, ...]
+    schedule: ScheduleSpec
+    seed: int
+    time_control: TimeControlConfig
+    limits: LimitsConfig
+    fault_policy: FaultPolicyName
+    concurrency: int | None  # None: one game per core
+    restart_bots: bool
+    store: Path
+    replays: Path | None
+    raw: Mapping[str, JSON] = field(repr=False, default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return [e.name for e in self.entrants]
+
+    def game_spec(self) -> GameSpec:
+        return get_game(self.game)
+
+    def games(self) -> list[sched.ScheduledGame]:
+        return sched.build(self.schedule)
+
+    def identity(self) -> dict[str, JSON]:
+        """What decides the games played and their results: a store only resumes a run with the same.
+
+        Left out on purpose: concurrency, restart_bots and output paths (how a run goes, not what it
+        plays), and the resolved interpreter path (so a store survives a new virtual environment).
+        """
+        return {
+            "game": self.game,
+            "game_version": self.game_spec().version,
+            "options": dict(self.options),
+            "players": self.players,
+            "entrants": [
+                {"name": e.name, "command": list(e.raw_command), "env": dict(e.env)} for e in self.entrants
+            ],
+            "schedule": {
+                "format": self.schedule.format.value,
+                "rounds": self.schedule.rounds,
+                "rotations": self.schedule.rotations.value,
+                "fill": self.schedule.fill.value,
+                "candidates": list(self.schedule.candidates),
+            },
+            "seed": self.seed,
+            "time_control": vars(self.time_control).copy(),
+            "limits": vars(self.limits).copy(),
+            "fault_policy": self.fault_policy.value,
+        }
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(dumps(self.identity())).hexdigest()[:16]
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Typed access to a YAML mapping that reports errors as `file: key.path: what was expected`."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+
+    def fail(self, where: str, message: str) -> NoReturn:
+        raise ConfigError(f"{self.file}: {where}: {message}" if where else f"{self.file}: {message}")
+
+    def mapping(self, value: Any, where: str, allowed: set[str], required: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            self.fail(where, f"expected a mapping of keys to values, got {_kind(value)}")
+        for key in value:
+            if not isinstance(key, str):
+                self.fail(where, f"keys must be strings, got {key!r}")
+            if key not in allowed:
+                self.fail(_join(where, key), f"unknown key (expected one of: {', '.join(sorted(allowed))})")
+        for key in sorted(required):
+            if key not in value:
+                self.fail(_join(where, key), "missing (required)")
+        return value
+
+    def string(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            self.fail(where, f"expected a non-empty string, got {_kind(value)}")
+        return value
+
+    def integer(self, value: Any, where: str, minimum: int | None = None, allow_null: bool = False) -> Any:
+        if value is None and allow_null:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            null = " or null" if allow_null else ""
+            self.fail(where, f"expected a whole number{null}, got {_kind(value)}")
+        if minimum is not None and value < minimum:
+            self.fail(where, f"expected a number >= {minimum}, got {value}")
+        return value
+
+    def boolean(self, value: Any, where: str) -> bool:
+        if not isinstance(value, bool):
+            self.fail(where, f"expected true or false, got {_kind(value)}")
+        return value
+
+    def choice(self, value: Any, where: str, enum_type: type[E]) -> E:
+        names = [m.value for m in enum_type]  # type: ignore[attr-defined]
+        for member in enum_type:
+            if member.value == value:
+                return member
+        self.fail(where, f"expected one of {', '.join(names)}, got {value!r}")
+
+    def listing(self, value: Any, where: str) -> list[Any]:
+        if not isinstance(value, list):
+            self.fail(where, f"expected a list, got {_kind(value)}")
+        return value
+
+    def section(self, value: Any, where: str, cls: type, checks: Mapping[str, Callable[[Any, str], Any]]) -> Any:
+        if value is None:
+            return cls()
+        data = self.mapping(value, where, set(checks))
+        return cls(**{key: checks[key](v, _join(where, key)) for key, v in data.items()})
+
+
+def _join(where: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{where}[{key}]"
+    return f"{where}.{key}" if where else key
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"a boolean ({value!r})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value!r})"
+    if isinstance(value, str):
+        return f"a string ({value!r})"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+TOP_KEYS = {
+    "name",
+    "game",
+    "options",
+    "players",
+    "entrants",
+    "schedule",
+    "seed",
+    "time_control",
+    "limits",
+    "fault_policy",
+    "concurrency",
+    "restart_bots",
+    "root",
+    "output",
+}
+
+
+def load(path: str | os.PathLike[str]) -> TournamentConfig:
+    """Read and check a config file; raises ConfigError naming the file and key on any problem."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{file}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot read the config: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{file}: {where}not valid YAML: {problem}") from None
+    return parse(data, file)
+
+
+def parse(data: Any, file: Path) -> TournamentConfig:
+    r = _Reader(file)
+    top = r.mapping(data, "", TOP_KEYS, required={"game", "entrants"})
+    config_dir = file.resolve().parent
+    root = config_dir
+    if "root" in top:
+        root = (config_dir / r.string(top["root"], "root")).resolve()
+        if not root.is_dir():
+            r.fail("root", f"folder {str(root)!r} does not exist")
+    name = r.string(top["name"], "name") if "name" in top else file.stem
+
+    game_name = r.string(top["game"], "game")
+    try:
+        spec = get_game(game_name)
+    except GameError as exc:
+        r.fail("game", str(exc))
+    options_raw = top.get("options") or {}
+    if not isinstance(options_raw, dict):
+        r.fail("options", f"expected a mapping of game options, got {_kind(options_raw)}")
+    try:
+        options = spec.resolve_options(options_raw)
+    except GameError as exc:
+        bad = next((k for k in options_raw if k not in {o.name for o in spec.options}), None)
+        r.fail(_join("options", bad) if bad else "options", str(exc))
+
+    entrants = _entrants(r, top["entrants"], root, config_dir)
+    n = len(entrants)
+
+    if "players" in top:
+        players = r.integer(top["players"], "players", minimum=1)
+        try:
+            spec.check_seats(players)
+        except GameError as exc:
+            r.fail("players", str(exc))
+    else:
+        players = max(spec.min_seats, min(n, spec.max_seats))
+
+    seed = r.integer(top.get("seed", 0), "seed", minimum=0)
+    schedule_spec = _schedule(r, top.get("schedule"), entrants, players, seed)
+
+    time_control = r.section(
+        top.get("time_control"),
+        "time_control",
+        TimeControlConfig,
+        {
+            "decision_ms": lambda v, w: r.integer(v, w, minimum=1),
+            "bank_ms": lambda v, w: r.integer(v, w, minimum=0, allow_null=True),
+            "increment_ms": lambda v, w: r.integer(v, w, minimum=0),
+            "startup_ms": lambda v, w: r.integer(v, w, minimum=1),
+        },
+    )
+    limits = r.section(
+        top.get("limits"),
+        "limits",
+        LimitsConfig,
+        {
+            "cpu_seconds": lambda v, w: r.integer(v, w, minimum=1, allow_null=True),
+            "memory_mb": lambda v, w: r.integer(v, w, minimum=1, allow_null=True),
+            "max_line_bytes": lambda v, w: r.integer(v, w, minimum=1024, allow_null=True),
+        },
+    )
+    policy = r.choice(top.get("fault_policy", "forfeit"), "fault_policy", FaultPolicyName)
+    concurrency = r.integer(top.get("concurrency"), "concurrency", minimum=1, allow_null=True)
+    restart_bots = r.boolean(top.get("restart_bots", False), "restart_bots")
+
+    output = r.mapping(top.get("output") or {}, "output", {"store", "replays"})
+    store = root / (r.string(output["store"], "output.store") if "store" in output else f"out/{name}.sqlite")
+    replays_raw = output.get("replays")
+    replays = None if replays_raw is None else root / r.string(replays_raw, "output.replays")
+
+    return TournamentConfig(
+        path=file,
+        name=name,
+        game=spec.name,
+        options=options,
+        players=players,
+        entrants=tuple(entrants),
+        schedule=schedule_spec,
+        seed=seed,
+        time_control=time_control,
+        limits=limits,
+        fault_policy=policy,
+        concurrency=concurrency,
+        restart_bots=restart_bots,
+        store=store.resolve(),
+        replays=replays.resolve() if replays is not None else None,
+        raw=top,
+    )
+
+
+def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path) -> list[EntrantConfig]:
+    items = r.listing(value, "entrants")
+    if not items:
+        r.fail("entrants", "expected at least one entrant")
+    out: list[EntrantConfig] = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        where = _join("entrants", i)
+        data = r.mapping(item, where, {"name", "command", "cwd", "env"}, required={"name", "command"})
+        name = r.string(data["name"], _join(where, "name"))
+        if name in seen:
+            r.fail(_join(where, "name"), f"{name!r} is already the name of entrants[{seen[name]}]; names must be unique")
+        seen[name] = i
+        cwd = root
+        if data.get("cwd") is not None:
+            cwd = (root / r.string(data["cwd"], _join(where, "cwd"))).resolve()
+            if not cwd.is_dir():
+                r.fail(_join(where, "cwd"), f"folder {str(cwd)!r} does not exist")
+        env_raw = data.get("env") or {}
+        if not isinstance(env_raw, dict):
+            r.fail(_join(where, "env"), f"expected a mapping of variable names to strings, got {_kind(env_raw)}")
+        env: dict[str, str] = {}
+        for key, val in env_raw.items():
+            if not isinstance(key, str) or not isinstance(val, (str, int, float)) or isinstance(val, bool):
+                r.fail(_join(_join(where, "env"), str(key)), f"expected a string value, got {_kind(val)}")
+            env[key] = str(val)
+        raw_command = _command(r, data["command"], _join(where, "command"))
+        command = tuple(_substitute(arg, config_dir) for arg in raw_command)
+        _check_program(r, command, cwd, _join(where, "command"))
+        out.append(EntrantConfig(name, command, str(cwd), env, raw_command))
+    return out
+
+
+def _command(r: _Reader, value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        try:
+            parts = shlex.split(value)
+        except ValueError as exc:
+            r.fail(where, f"cannot split the command into words: {exc}")
+    elif isinstance(value, list):
+        parts = []
+        for j, arg in enumerate(value):
+            if isinstance(arg, bool) or not isinstance(arg, (str, int, float)):
+                r.fail(_join(where, j), f"expected a string, got {_kind(arg)}")
+            parts.append(str(arg))
+    else:
+        r.fail(where, f"expected a command as a string or a list of strings, got {_kind(value)}")
+    if not parts or not parts[0]:
+        r.fail(where, "expected a command, got an empty one")
+    return tuple(parts)
+
+
+def _substitute(arg: str, config_dir: Path) -> str:
+    """`{python}`: the interpreter running arena, absolute (no PATH lookup, no version-manager shim)."""
+    return arg.replace("{python}", sys.executable).replace("{config_dir}", str(config_dir))
+
+
+def _check_program(r: _Reader, command: tuple[str, ...], cwd: Path, where: str) -> None:
+    program = command[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        path = cwd / program
+        if not path.is_file():
+            r.fail(_join(where, 0), f"program {program!r} not found (looked in {cwd})")
+        if not os.access(path, os.X_OK):
+            r.fail(_join(where, 0), f"program {str(path)!r} is not executable (chmod +x it, or run it with an interpreter)")
+    elif shutil.which(program) is None:
+        r.fail(_join(where, 0), f"program {program!r} not found on PATH")
+    for j, arg in enumerate(command[1:], start=1):
+        if not arg.startswith("-") and arg.lower().endswith(SCRIPT_SUFFIXES) and not (cwd / arg).is_file():
+            r.fail(_join(where, j), f"file {arg!r} not found (looked in {cwd})")
+
+
+def _schedule(r: _Reader, value: Any, entrants: list[EntrantConfig], players: int, seed: int) -> ScheduleSpec:
+    where = "schedule"
+    data = r.mapping(value or {}, where, {"format", "rounds", "rotations", "fill", "candidates"})
+    fmt = r.choice(data.get("format", "round-robin"), _join(where, "format"), Format)
+    rounds = r.integer(data.get("rounds", 1), _join(where, "rounds"), minimum=1)
+    rotations = r.choice(data.get("rotations", "cyclic"), _join(where, "rotations"), Rotations)
+    fill = r.choice(data.get("fill", "error"), _join(where, "fill"), Fill)
+    names = [e.name for e in entrants]
+    candidates: list[int] = []
+    if "candidates" in data:
+        for j, cand in enumerate(r.listing(data["candidates"], _join(where, "candidates"))):
+            cw = _join(_join(where, "candidates"), j)
+            cand = r.string(cand, cw)
+            if cand not in names:
+                r.fail(cw, f"no entrant named {cand!r} (entrants: {', '.join(names)})")
+            candidates.append(names.index(cand))
+    spec = ScheduleSpec(
+        entrants=len(entrants),
+        seats=players,
+        rounds=rounds,
+        format=fmt,
+        rotations=rotations,
+        fill=fill,
+        candidates=tuple(candidates),
+        master_seed=seed,
+    )
+    try:
+        sched.validate(spec)
+    except ScheduleError as exc:
+        r.fail(where, str(exc))
+    return spec

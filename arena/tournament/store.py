@@ -1,0 +1,370 @@
+"""The results store: one SQLite file per tournament (embedded, nothing to start).
+
+Why each game is its own transaction, in WAL mode: a run can be killed at any instant (SIGKILL, power
+loss) and must lose at most the games in flight. The schedule index is the primary key, so a game can
+never be stored twice, and a rerun plays exactly the missing indices. The config's fingerprint is kept
+so a rerun with a changed config is refused instead of mixing two tournaments' results.
+
+Ratings are cached: the store keeps the rating book after the longest run of consecutive schedule
+indices 0..P-1 that are all stored. No game can ever be added below P, so the cache is never stale;
+`standings` rates only the games from P on (normally the few that finished since the last call).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from arena.errors import StoreError
+from arena.jsonvalue import JSON, dumps_str, loads
+from arena.tournament.ratings import OrderedRatings, RatedGame, RatingBook, RatingModel, Standing, leaderboard
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entrants (
+    idx INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    command TEXT NOT NULL,
+    version TEXT
+);
+CREATE TABLE IF NOT EXISTS games (
+    idx INTEGER PRIMARY KEY,          -- the game's place in the schedule: unique, so never stored twice
+    game_id TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    tbl INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,              -- JSON: entrant index per seat
+    points TEXT NOT NULL,             -- JSON, per seat
+    tiebreaks TEXT NOT NULL,
+    ranks TEXT NOT NULL,              -- after the fault policy: what the ratings use
+    game_ranks TEXT NOT NULL,         -- as the rules scored the game
+    faults TEXT NOT NULL,             -- JSON list of fault records
+    fault_counts TEXT NOT NULL,       -- JSON, per seat
+    versions TEXT NOT NULL,           -- JSON: each seat's bot version from its handshake
+    decisions INTEGER NOT NULL,
+    duration_s REAL NOT NULL,
+    replay_path TEXT,
+    finished_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ratings_cache (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    prefix INTEGER NOT NULL,          -- every index below this is stored and rated in `book`
+    model TEXT NOT NULL,
+    book TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """One finished game as the store keeps it."""
+
+    index: int
+    game_id: str
+    round: int
+    table: int
+    rotation: int
+    seed: int
+    seats: tuple[int, ...]
+    points: tuple[float, ...]
+    tiebreaks: tuple[tuple[int, ...], ...]
+    ranks: tuple[int, ...]
+    game_ranks: tuple[int, ...]
+    faults: tuple[dict[str, JSON], ...]
+    fault_counts: tuple[int, ...]
+    versions: tuple[str, ...]
+    decisions: int
+    duration_s: float
+    replay_path: str | None
+
+    def rated(self) -> RatedGame:
+        return RatedGame(self.index, self.seats, self.ranks, self.points, self.fault_counts)
+
+
+@dataclass(frozen=True)
+class StoreInfo:
+    name: str
+    game: str
+    fingerprint: str
+    total_games: int
+    stored_games: int
+    entrants: tuple[str, ...]
+
+
+class Store:
+    """An open results store. Not shared between processes: workers send results to the one owner."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self.conn = conn
+        self._versioned: set[int] = set()  # entrants whose bot version is already recorded
+
+    # --- opening --------------------------------------------------------------------------------------
+
+    @classmethod
+    def _connect(cls, path: Path) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a committed game survives a crash of the process
+            conn.execute("PRAGMA busy_timeout=30000")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the results store {path}: {exc}") from None
+        return conn
+
+    @classmethod
+    def create_or_resume(
+        cls,
+        path: Path,
+        *,
+        name: str,
+        game: str,
+        fingerprint: str,
+        identity: dict[str, JSON],
+        entrants: Sequence[tuple[str, Sequence[str]]],
+        total_games: int,
+        fresh: bool = False,
+    ) -> "Store":
+        """Open the store of this tournament, creating it; refuse one made by another config."""
+        path = Path(path)
+        if fresh:
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.remove(f"{path}{suffix}")
+                except FileNotFoundError:
+                    pass
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = cls._connect(path)
+        store = cls(path, conn)
+        try:
+            conn.executescript(_SCHEMA)
+            meta = store._meta()
+            if not meta:
+                store._initialise(name, game, fingerprint, identity, entrants, total_games)
+            elif meta.get("fingerprint") != fingerprint:
+                old = loads(meta.get("config", "{}"))
+                differs = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
+                raise StoreError(
+                    f"{path} holds results of a different config (differs in: {', '.join(differs) or 'version'}); "
+                    "run with --fresh to discard them and start over, or set output.store to another file"
+                )
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    @classmethod
+    def open_existing(cls, path: Path) -> "Store":
+        path = Path(path)
+        if not path.is_file():
+            raise StoreError(f"no results store at {path} (run `arena run CONFIG` first)")
+        conn = cls._connect(path)
+        store = cls(path, conn)
+        try:
+            meta = store._meta()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"{path} is not an arena results store: {exc}") from None
+        if meta.get("schema") != str(SCHEMA_VERSION):
+            conn.close()
+            raise StoreError(f"{path} is not an arena results store (schema {meta.get('schema')!r})")
+        return store
+
+    def _meta(self) -> dict[str, str]:
+        try:
+            return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.OperationalError:
+            return {}
+
+    def _initialise(
+        self,
+        name: str,
+        game: str,
+        fingerprint: str,
+        identity: dict[str, JSON],
+        entrants: Sequence[tuple[str, Sequence[str]]],
+        total_games: int,
+    ) -> None:
+        with self._transaction():
+            rows = {
+                "schema": str(SCHEMA_VERSION),
+                "name": name,
+                "game": game,
+                "fingerprint": fingerprint,
+                "config": dumps_str(identity),
+                "total_games": str(total_games),
+                "created_at": str(time.time()),
+            }
+            self.conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", rows.items())
+            self.conn.executemany(
+                "INSERT INTO entrants (idx, name, command) VALUES (?, ?, ?)",
+                [(i, n, dumps_str(list(cmd))) for i, (n, cmd) in enumerate(entrants)],
+            )
+
+    class _Tx:
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn = conn
+
+        def __enter__(self) -> None:
+            self.conn.execute("BEGIN IMMEDIATE")
+
+        def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+            self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+    def _transaction(self) -> "Store._Tx":
+        return Store._Tx(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # --- reading and writing games ---------------------------------------------------------------------
+
+    def info(self) -> StoreInfo:
+        meta = self._meta()
+        (stored,) = self.conn.execute("SELECT COUNT(*) FROM games").fetchone()
+        return StoreInfo(
+            name=meta.get("name", ""),
+            game=meta.get("game", ""),
+            fingerprint=meta.get("fingerprint", ""),
+            total_games=int(meta.get("total_games", "0")),
+            stored_games=int(stored),
+            entrants=tuple(self.entrant_names()),
+        )
+
+    def entrant_names(self) -> list[str]:
+        return [row[0] for row in self.conn.execute("SELECT name FROM entrants ORDER BY idx")]
+
+    def done_indices(self) -> set[int]:
+        return {row[0] for row in self.conn.execute("SELECT idx FROM games")}
+
+    _INSERT = (
+        "INSERT INTO games (idx, game_id, round, tbl, rotation, seed, seats, points, tiebreaks, ranks,"
+        " game_ranks, faults, fault_counts, versions, decisions, duration_s, replay_path, finished_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+
+    @staticmethod
+    def _row(game: StoredGame) -> tuple[Any, ...]:
+        return (
+            game.index,
+            game.game_id,
+            game.round,
+            game.table,
+            game.rotation,
+            game.seed,
+            dumps_str(list(game.seats)),
+            dumps_str(list(game.points)),
+            dumps_str([list(t) for t in game.tiebreaks]),
+            dumps_str(list(game.ranks)),
+            dumps_str(list(game.game_ranks)),
+            dumps_str(list(game.faults)),
+            dumps_str(list(game.fault_counts)),
+            dumps_str(list(game.versions)),
+            game.decisions,
+            game.duration_s,
+            game.replay_path,
+            time.time(),
+        )
+
+    def record_many(self, games: Sequence[StoredGame]) -> None:
+        """Store many games in one transaction (imports and benchmarks; a run commits game by game)."""
+        try:
+            with self._transaction():
+                self.conn.executemany(self._INSERT, (self._row(g) for g in games))
+        except sqlite3.IntegrityError:
+            raise StoreError(f"a game among those given is already in {self.path}: a game is never stored twice") from None
+
+    def record(self, game: StoredGame) -> None:
+        """Store one finished game and commit it at once."""
+        try:
+            with self._transaction():
+                self.conn.execute(self._INSERT, self._row(game))
+                for seat, entrant in enumerate(game.seats):
+                    if entrant not in self._versioned and seat < len(game.versions) and game.versions[seat]:
+                        self.conn.execute(
+                            "UPDATE entrants SET version = ? WHERE idx = ? AND version IS NULL",
+                            (game.versions[seat], entrant),
+                        )
+                        self._versioned.add(entrant)
+        except sqlite3.IntegrityError:
+            raise StoreError(f"game {game.index} is already in {self.path}: a game is never stored twice") from None
+
+    def games(self, from_index: int = 0) -> Iterator[StoredGame]:
+        cur = self.conn.execute(
+            "SELECT idx, game_id, round, tbl, rotation, seed, seats, points, tiebreaks, ranks, game_ranks, faults,"
+            " fault_counts, versions, decisions, duration_s, replay_path FROM games WHERE idx >= ? ORDER BY idx",
+            (from_index,),
+        )
+        for row in cur:
+            yield StoredGame(
+                index=row[0],
+                game_id=row[1],
+                round=row[2],
+                table=row[3],
+                rotation=row[4],
+                seed=row[5],
+                seats=tuple(loads(row[6])),
+                points=tuple(loads(row[7])),
+                tiebreaks=tuple(tuple(t) for t in loads(row[8])),
+                ranks=tuple(loads(row[9])),
+                game_ranks=tuple(loads(row[10])),
+                faults=tuple(loads(row[11])),
+                fault_counts=tuple(loads(row[12])),
+                versions=tuple(loads(row[13])),
+                decisions=row[14],
+                duration_s=row[15],
+                replay_path=row[16],
+            )
+
+    def rated_games(self, from_index: int = 0) -> Iterator[RatedGame]:
+        """Only what the ratings need, decoded with as little work as possible (the hot path of standings)."""
+        cur = self.conn.execute(
+            "SELECT idx, seats, ranks, points, fault_counts FROM games WHERE idx >= ? ORDER BY idx", (from_index,)
+        )
+        for idx, seats, ranks, points, faults in cur:
+            yield RatedGame(idx, tuple(loads(seats)), tuple(loads(ranks)), tuple(loads(points)), tuple(loads(faults)))
+
+    # --- ratings ---------------------------------------------------------------------------------------
+
+    def _cached_book(self, model: RatingModel) -> RatingBook | None:
+        row = self.conn.execute("SELECT prefix, model, book FROM ratings_cache WHERE id = 1").fetchone()
+        if row is None or loads(row[1]) != model.to_json():
+            return None
+        return RatingBook.from_json(loads(row[2]))
+
+    def ratings(self, model: RatingModel = RatingModel(), use_cache: bool = True) -> OrderedRatings:
+        """Ratings of every stored game in schedule order, starting from the cache when it fits."""
+        n = len(self.entrant_names())
+        book = self._cached_book(model) if use_cache else None
+        start = book.last_index + 1 if book is not None else 0
+        ordered = OrderedRatings(book if book is not None else RatingBook.new(model, n))
+        ordered.add_all(self.rated_games(start))
+        if use_cache and ordered.prefix.last_index + 1 > start:
+            self.save_cache(ordered.prefix)
+        return ordered
+
+    def save_cache(self, book: RatingBook) -> None:
+        """Keep a rating book that covers exactly the indices 0..last_index (all stored)."""
+        if book.rated != book.last_index + 1:
+            raise StoreError("internal error: only a gap-free prefix of the schedule may be cached")
+        with self._transaction():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO ratings_cache (id, prefix, model, book) VALUES (1, ?, ?, ?)",
+                (book.last_index + 1, dumps_str(book.model.to_json()), dumps_str(book.to_json())),
+            )
+
+    def standings(self, model: RatingModel = RatingModel(), use_cache: bool = True) -> list[Standing]:
+        return leaderboard(self.ratings(model, use_cache).current(), self.entrant_names())

@@ -1,0 +1,104 @@
+"""The schedule's promises: counts, fairness of meetings and seats, stable indices and seeds."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arena.rng import derive_seed
+from arena.tournament.schedule import (
+    Fill,
+    Format,
+    Rotations,
+    ScheduleError,
+    ScheduleSpec,
+    build,
+    count,
+    seat_counts,
+)
+
+ROTATION_GAMES = {Rotations.CYCLIC: lambda k: k, Rotations.ALL: math.factorial, Rotations.NONE: lambda k: 1}
+
+
+@given(
+    n=st.integers(2, 7),
+    k=st.integers(2, 5),
+    rounds=st.integers(1, 3),
+    rotations=st.sampled_from(list(Rotations)),
+    seed=st.integers(0, 2**32),
+)
+def test_round_robin_counts_and_meetings(n: int, k: int, rounds: int, rotations: Rotations, seed: int) -> None:
+    spec = ScheduleSpec(n, k, rounds, Format.ROUND_ROBIN, rotations, Fill.CYCLE, master_seed=seed)
+    games = build(spec)
+    tables = math.comb(n, k) if n >= k else n
+    assert len(games) == tables * ROTATION_GAMES[rotations](k) * rounds == count(spec)
+    assert [g.index for g in games] == list(range(len(games)))
+    # Every pair of entrants meets equally often (counted once per game they share).
+    meetings = Counter()
+    for g in games:
+        for a, b in itertools.combinations(sorted(set(g.seats)), 2):
+            meetings[a, b] += 1
+    pairs = list(itertools.combinations(range(n), 2))
+    assert set(meetings) == set(pairs)
+    assert len(set(meetings.values())) == 1
+    if rotations is not Rotations.NONE:
+        # Full rotations: every entrant sits in every seat equally often.
+        per_seat = seat_counts(games, n, k)
+        assert len({c for row in per_seat for c in row}) == 1
+
+
+@given(n=st.integers(2, 6), k=st.integers(2, 5), rounds=st.integers(1, 3))
+def test_duplicate_format_shares_the_deal_and_rounds_get_fresh_deals(n: int, k: int, rounds: int) -> None:
+    spec = ScheduleSpec(n, k, rounds, fill=Fill.CYCLE, master_seed=99)
+    games = build(spec)
+    by_table: dict[tuple[int, int], set[int]] = {}
+    for g in games:
+        by_table.setdefault((g.round, g.table), set()).add(g.seed)
+        assert g.seed == derive_seed(99, "deal", g.round, g.table)
+    assert all(len(seeds) == 1 for seeds in by_table.values())
+    assert len({next(iter(s)) for s in by_table.values()}) == len(by_table)
+
+
+def test_any_game_can_be_rebuilt_alone() -> None:
+    spec = ScheduleSpec(5, 3, 2, master_seed=7)
+    first = build(spec)
+    again = build(spec)
+    assert first == again
+    assert first[37] == again[37] and first[37].index == 37
+
+
+def test_gauntlet_each_candidate_meets_every_table_of_the_field() -> None:
+    spec = ScheduleSpec(5, 3, 1, Format.GAUNTLET, Rotations.CYCLIC, candidates=(0,), master_seed=1)
+    games = build(spec)
+    assert len(games) == math.comb(4, 2) * 3
+    assert all(0 in g.seats for g in games)
+    assert Counter(s for g in games for s in g.seats if s != 0) == {e: 3 * 3 for e in range(1, 5)}
+    assert seat_counts(games, 5, 3)[0] == [6, 6, 6]
+
+
+def test_fill_cycle_seats_every_entrant_everywhere_equally() -> None:
+    games = build(ScheduleSpec(2, 5, 1, fill=Fill.CYCLE))
+    assert len(games) == 2 * 5
+    assert all(len(g.seats) == 5 for g in games)
+    assert seat_counts(games, 2, 5) == [[5] * 5, [5] * 5]
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (ScheduleSpec(2, 4), "set `fill: cycle`"),
+        (ScheduleSpec(4, 4, rounds=0), "rounds must be at least 1"),
+        (ScheduleSpec(4, 4, format=Format.GAUNTLET), "needs at least one candidate"),
+        (ScheduleSpec(2, 2, format=Format.GAUNTLET, candidates=(0, 1)), "at least one entrant in the field"),
+        (ScheduleSpec(4, 4, candidates=(1,)), "only for the gauntlet"),
+        (ScheduleSpec(1, 2), "at least 2 entrants"),
+    ],
+)
+def test_impossible_schedules_are_refused(spec: ScheduleSpec, message: str) -> None:
+    with pytest.raises(ScheduleError, match=message.replace("`", ".")):
+        count(spec)
