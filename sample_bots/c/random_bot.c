@@ -6,7 +6,8 @@
  * every game, because the referee always lists the legal actions in full. The scanner handles strings
  * with escapes and nested arrays and objects.
  *
- * Seed: the first argument, else the ARENA_SEED environment variable, else the time.
+ * Seed: the first argument, else the ARENA_SEED environment variable, else the time; mixed at each
+ * game's start with the game id and the seat, so each game has its own reproducible stream.
  * Build: cc -O2 -o random_bot random_bot.c   (done by `make setup`)
  */
 #include <stdint.h>
@@ -156,14 +157,28 @@ static int read_line(char **buf, size_t *cap) {
     }
 }
 
+/* Each game gets its own stream, from the bot's seed, the game id and the seat: a bot's moves in a
+ * game then depend on nothing it played elsewhere, so a tournament's results do not depend on how
+ * games were shared out between processes. */
+static void reseed(const char *line, uint64_t base) {
+    uint64_t h = 0xCBF29CE484222325ULL; /* FNV-1a over the game id's raw JSON text */
+    const char *v = find_member(line, "game_id"), *end = v && *v == '"' ? skip_string(v) : NULL;
+    for (; end && v < end; v++) h = (h ^ (unsigned char)*v) * 0x100000001B3ULL;
+    v = find_member(line, "seat");
+    rng_state = base ^ h ^ ((v ? strtoull(v, NULL, 10) : 0) * 0x9E3779B97F4A7C15ULL);
+}
+
 int main(int argc, char **argv) {
     const char *seed = argc > 1 ? argv[1] : getenv("ARENA_SEED");
     char *line = NULL;
     size_t cap = 0;
-    rng_state = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL) ^ (uint64_t)clock();
+    uint64_t base = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL) ^ (uint64_t)clock();
+    rng_state = base;
     while (read_line(&line, &cap)) {
         if (is_type(line, "request")) {
             answer(line);
+        } else if (is_type(line, "start")) {
+            reseed(line, base);
         } else if (is_type(line, "hello")) {
             fputs("{\"type\":\"hello\",\"protocol\":1,\"name\":\"random-c\",\"version\":\"1.0\"}\n", stdout);
             fflush(stdout);

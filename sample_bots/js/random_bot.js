@@ -1,13 +1,22 @@
 #!/usr/bin/env node
 // A random bot for any arena game, in JavaScript (node, no npm packages): picks uniformly among the
-// legal actions. Seed: the first argument, else ARENA_SEED, else the time.
+// legal actions. Seed: the first argument, else ARENA_SEED, else the time; mixed with the game id and
+// the seat at each game's start.
 "use strict";
 
 const readline = require("readline");
 
 // SplitMix64 on BigInt, the generator arena itself uses (arena/rng.py).
 const MASK = (1n << 64n) - 1n;
-let state = BigInt(process.argv[2] ?? process.env.ARENA_SEED ?? Date.now()) & MASK;
+const base = BigInt(process.argv[2] ?? process.env.ARENA_SEED ?? Date.now()) & MASK;
+let state = base;
+// Each game gets its own stream from the seed, the game id and the seat, so a bot's moves in one game
+// do not depend on the games it played before (results then do not depend on concurrency).
+function reseed(gameId, seat) {
+  let h = 0xcbf29ce484222325n; // FNV-1a 64 over the game id's UTF-8 bytes
+  for (const byte of Buffer.from(String(gameId), "utf8")) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & MASK;
+  state = base ^ h ^ ((BigInt(seat) * 0x9e3779b97f4a7c15n) & MASK);
+}
 function next64() {
   state = (state + 0x9e3779b97f4a7c15n) & MASK;
   let z = state;
@@ -34,6 +43,9 @@ input.on("line", (line) => {
   switch (message.type) {
     case "hello":
       send({ type: "hello", protocol: 1, name: "random-js", version: "1.0" });
+      break;
+    case "start":
+      reseed(message.game_id, message.seat);
       break;
     case "request":
       send({ id: message.id, action: message.legal[below(message.legal.length)] });

@@ -7,7 +7,7 @@ and keeps the choice with the best average of (own points - mean of the others' 
 that opponents choose on purpose: simple, and already far better than random.
 
 Self-contained (standard library + arenabot.py beside it), so you can copy it as a starting point.
-Seeded from the game seed in the start message, so its play is reproducible.
+Seeded from the game id and seat in the start message, so its play in a game is reproducible.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class Bot:
         self.rng = random.Random(0)
 
     def on_start(self, message: dict) -> None:
-        self.rng = random.Random(f"{message.get('seed', 0)}/{message.get('seat', 0)}")
+        self.rng = random.Random(f"{message.get('game_id')}/{message.get('seat')}")
 
     def decide(self, request: dict) -> list[str]:
         return choose(request["view"], request["legal"], self.rng)

@@ -15,7 +15,7 @@ from arena.errors import ConfigError
 from arena.tournament import config as tconfig
 from arena.tournament.schedule import Fill, Format
 
-from tournament_helpers import BOT, det_entrants
+from .tournament_helpers import BOT, det_entrants
 
 
 def good() -> dict[str, Any]:

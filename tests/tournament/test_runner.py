@@ -20,7 +20,7 @@ from arena.tournament import config as tconfig
 from arena.tournament import runner
 from arena.tournament.store import Store
 
-from tournament_helpers import REPO, det_entrants
+from .tournament_helpers import REPO, det_entrants
 
 ARENA = [str(Path(sys.executable).parent / "arena")]
 
