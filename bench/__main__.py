@@ -80,6 +80,7 @@ def targets(figures: list[Figure]) -> list[str]:
         return f"| {what} | {fmt(value)} | {target} | {'met' if ok else 'MISSED'} |"
 
     engine = find(figures, "engine: kododo, 4 players", "random games/s").median
+    ratio_unpinned = find(figures, "referee: Kododo 4p C decisions/s / raw round trips/s (unpinned)", "ratio").median
     ratio = find(figures, "referee: Kododo 4p C decisions/s / raw round trips/s (different cores)", "ratio").median
     ratio_same = find(figures, "referee: Kododo 4p C decisions/s / raw round trips/s (one core)", "ratio").median
     c2 = find(figures, "tournament: Kododo 4p, C bots, concurrency 2", "decisions/s").median
@@ -92,8 +93,9 @@ def targets(figures: list[Figure]) -> list[str]:
     return [
         "| target | measured (median) | target | status |",
         "|---|---|---|---|",
-        row("referee overhead: Kododo 4p C decisions/s over raw pipe round trips/s, raw pinned to different cores", ratio, ">= 0.5", ratio >= 0.5),
-        row("the same, raw pinned to one core (its fastest hand-off)", ratio_same, ">= 0.5", ratio_same >= 0.5),
+        row("referee overhead: Kododo 4p C decisions/s over the raw pipe loop's round trips/s, both unpinned, same run", ratio_unpinned, ">= 0.5", ratio_unpinned >= 0.5),
+        row("the same, raw loop pinned to two different cores", ratio, ">= 0.5", ratio >= 0.5),
+        row("the same, raw loop pinned to one core (its fastest hand-off, no cross-core wake-up)", ratio_same, ">= 0.5", ratio_same >= 0.5),
         row("Kododo 4p tournament, C bots, concurrency 2 (decisions/s)", c2, ">= 10,000", c2 >= 10_000),
         row("4-seat step / 1-seat step, instant C bots", step, "<= 1.5", step <= 1.5),
         row("4-seat step / 1-seat step, bots thinking 2 ms", think4 / think1, "<= 1.5", think4 / think1 <= 1.5),
