@@ -98,11 +98,11 @@ def play_command(
         result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy), replay_path=path)
         finished = True
     finally:
-        for index, bot in enumerate(started):
-            bot.close()
-            close_faults.extend(Fault(index, f.kind, f.step, f.request_id, f.detail, f.stderr_tail) for f in bot.close_faults)
-        if replay is None and not finished:
-            os.unlink(path)
+        try:
+            _close_all(started, close_faults)
+        finally:
+            if replay is None and not finished:
+                os.unlink(path)
     try:
         log_lines = [] if quiet or as_json else _render_log(path)
     finally:
@@ -117,6 +117,21 @@ def play_command(
         click.echo(dumps_str(out))
         return
     _print_result(result, close_faults, replay)
+
+
+def _close_all(bots: list[BotProcess], close_faults: list[Fault]) -> None:
+    """Close every bot even when a second Ctrl-C cuts one close short: each bot runs in its own
+    session, so a bot left unclosed would outlive arena."""
+    interrupt: KeyboardInterrupt | None = None
+    for index, bot in enumerate(bots):
+        try:
+            bot.close()
+        except KeyboardInterrupt as exc:
+            interrupt = exc
+            continue
+        close_faults.extend(Fault(index, f.kind, f.step, f.request_id, f.detail, f.stderr_tail) for f in bot.close_faults)
+    if interrupt is not None:
+        raise interrupt
 
 
 def _render_log(path: str) -> list[str]:

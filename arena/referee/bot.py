@@ -52,6 +52,10 @@ class Limits:
     stderr_tail_lines: int = 20
     max_stderr_bytes_per_game: int = 4_000_000  # more is a flood
     max_unasked_lines_per_game: int = 20  # stdout lines that answer nothing; more is a flood
+    # Bytes written to the bot's stdin that it has not read yet. A bot reads each request before it
+    # answers, so only one that stopped reading gets near this; without a bound, every later request
+    # of the match would pile up in the referee's memory.
+    max_unread_bytes: int = 16_000_000
 
     def __post_init__(self) -> None:
         for name in ("cpu_seconds", "memory_mb"):
@@ -60,6 +64,8 @@ class Limits:
                 raise BotError(f"limit {name} must be a positive number or unset, got {value}")
         if self.max_line_bytes < 1024:
             raise BotError(f"limit max_line_bytes must be at least 1024, got {self.max_line_bytes}")
+        if self.max_unread_bytes < 65536:
+            raise BotError(f"limit max_unread_bytes must be at least 65536, got {self.max_unread_bytes}")
 
 
 class Classification:
@@ -210,6 +216,7 @@ class BotProcess:
         self.out_eof = False
         self.err_eof = False
         self.broken_pipe = False
+        self.not_reading = False  # set when its unread stdin passed `limits.max_unread_bytes`
         self.exit_detail = ""
         self.close_faults: list[Fault] = []  # no_exit / orphans found by close(), seat -1
         self.backlog: list[bytes | None] = []  # lines read with the hello, not yet judged
@@ -327,6 +334,12 @@ class BotProcess:
             lines.append(self._err_partial[:STDERR_LINE_CHARS].decode("utf-8", "replace"))
         return tuple(lines)
 
+    def write_failure(self) -> str:
+        """Why `send` refused, in the words of a fault detail."""
+        if self.not_reading:
+            return f"it stopped reading its stdin (over {self.limits.max_unread_bytes} bytes unread)"
+        return "its stdin is closed"
+
     def _tail_hint(self) -> str:
         tail = self.stderr_tail()
         return "; its stderr ends with: " + " | ".join(tail[-5:]) if tail else "; it wrote nothing on stderr"
@@ -394,11 +407,15 @@ class BotProcess:
     def send(self, data: bytes) -> bool:
         """Write without blocking; what the pipe does not take now is sent as it drains.
 
-        Returns False if the bot can no longer be written to (it closed stdin or died).
+        Returns False if the bot can no longer be written to (it closed stdin or died), or if it
+        left more than `limits.max_unread_bytes` unread (`not_reading` is then set).
         """
-        if self.broken_pipe:
+        if self.broken_pipe or self.not_reading:
             return False
         if self._out_pending:
+            if len(self._out_pending) + len(data) > self.limits.max_unread_bytes:
+                self.not_reading = True
+                return False
             self._out_pending += data
             return True
         try:

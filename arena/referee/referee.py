@@ -261,7 +261,7 @@ class _Game:
                 time_control=self.time_control.to_json(),
             )
             if not seat.bot.send(dumps_line(message)):
-                self._crash(seat, "its stdin was closed at the start of the game")
+                self._crash(seat, f"{seat.bot.write_failure()} at the start of the game")
 
     def _play_step(self, deciding: tuple[int, ...]) -> None:
         self._poll(0.0)  # judge what arrived between steps first: nothing unasked may pass as an answer
@@ -307,7 +307,7 @@ class _Game:
         asked: list[_Seat] = []
         for seat, data in outgoing:
             if not seat.bot.send(data):
-                self._crash(seat, "its stdin is closed")
+                self._crash(seat, seat.bot.write_failure())
                 continue
             now = _monotonic()
             seat.sent = now
@@ -409,7 +409,9 @@ class _Game:
             message = end_message(game_id=self.game_id, game=self.spec.name, seat=seat.index, events=events, result=summary)
             seat.bot.send(dumps_line(message))
             seat.bot.flush_blocking(0.2)  # a bot that does not read gets what fits, and no wait beyond this
-        self._poll(0.0)
+        # No reading here: the result (and its faults) is final once built, and a fault recorded now
+        # would be in the replay but not in the result. What a bot does after `end` (exit, stray
+        # lines) is judged when its next game begins, or by `close`.
 
     # --- input ------------------------------------------------------------------------------------
 

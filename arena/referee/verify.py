@@ -60,6 +60,8 @@ def _verify(records: Any) -> VerifyReport:
                 f"this arena has version {spec.version!r}: the game cannot be re-simulated"
             )
         seats = header["seats"]
+        if not isinstance(seats, list) or not all(isinstance(s, dict) for s in seats):
+            raise _Mismatch(f'line {number}: the header\'s "seats" must be a list of objects, one per seat')
         options = spec.resolve_options(header["options"])
         seed = int(header["seed"])
         policy = FaultPolicy(header.get("policy", "forfeit"))

@@ -134,13 +134,19 @@ class Store:
     ) -> "Store":
         """Open the store of this tournament, creating it; refuse one made by another config."""
         path = Path(path)
-        if fresh:
-            for suffix in ("", "-wal", "-shm"):
-                try:
-                    os.remove(f"{path}{suffix}")
-                except FileNotFoundError:
-                    pass
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if fresh:
+                for suffix in ("", "-wal", "-shm"):
+                    try:
+                        os.remove(f"{path}{suffix}")
+                    except FileNotFoundError:
+                        pass
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the results store {path}: {exc.filename}: {exc.strerror or exc} "
+                "(set output.store to a file in a folder arena can write to)"
+            ) from None
         conn = cls._connect(path)
         store = cls(path, conn)
         try:
@@ -155,6 +161,12 @@ class Store:
                     f"{path} holds results of a different config (differs in: {', '.join(differs) or 'version'}); "
                     "run with --fresh to discard them and start over, or set output.store to another file"
                 )
+        except sqlite3.Error as exc:
+            conn.close()
+            raise StoreError(
+                f"cannot use {path} as the results store: {exc} (is it another program's database? "
+                "set output.store to another file)"
+            ) from None
         except BaseException:
             conn.close()
             raise

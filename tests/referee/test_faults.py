@@ -218,3 +218,30 @@ def test_every_fault_kind_is_covered_by_this_suite():
         FaultKind.START_FAILED,
     }
     assert covered == set(FaultKind)
+
+
+def test_what_a_bot_does_after_end_is_not_a_fault_of_the_finished_game(start_bots, tmp_path):
+    # Seat 1 never reads, so the referee spends its 0.2 s flush allowance on seat 1's `end` after
+    # seat 0 got its own: seat 0 exits meanwhile. That exit must not become a fault written to the
+    # replay after the result was built (the replay would then contradict its own result).
+    tc = TimeControl(decision_ms=20, shutdown_ms=300)
+    bots = start_bots(bad_spec("exit_on_end"), bad_spec("no_read"), time_control=tc)
+    replay = tmp_path / "game.jsonl"
+    result = play_game("kodama-duo", bots, seed=1, time_control=tc, replay_path=replay)
+    assert [f for f in result.faults if f.seat == 0] == []
+    assert [r for r in read_replay(replay) if r["type"] == "fault" and r["seat"] == 0] == []
+    verify_replay(replay)
+
+
+def test_a_bot_that_stops_reading_its_stdin_is_stopped_before_its_backlog_grows_without_bound(start_bots, c_bot, tmp_path):
+    tc = TimeControl(decision_ms=20, shutdown_ms=300)
+    limits = Limits(max_unread_bytes=65536)
+    bots = start_bots(bad_spec("no_read"), c_spec(c_bot, 1), time_control=tc, limits=limits)
+    replay = tmp_path / "game.jsonl"
+    result = play_game("kodama-duo", bots, seed=1, time_control=tc, replay_path=replay)
+    verify_replay(replay)
+    crashes = [f for f in result.faults if f.kind is FaultKind.CRASH]
+    assert [f.seat for f in crashes] == [0] and "stopped reading its stdin" in crashes[0].detail
+    assert not bots[0].alive
+    assert len(bots[0]._out_pending) <= limits.max_unread_bytes
+    assert_group_gone(bots[0].pgid)

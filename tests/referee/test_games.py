@@ -79,6 +79,42 @@ def test_bad_input_gives_one_clear_line_and_a_non_zero_exit(args, message):
     assert len(result.output.strip().splitlines()) == 1
 
 
+def test_arena_play_closes_every_bot_even_when_ctrl_c_cuts_a_close_short(c_bot, monkeypatch):
+    from arena.cli import play as play_cli
+    from arena.referee.bot import BotProcess
+
+    from .conftest import assert_group_gone
+
+    started: list[BotProcess] = []
+    real_start, real_close = BotProcess.start.__func__, BotProcess.close
+
+    def start(cls, *args, **kwargs):
+        bot = real_start(cls, *args, **kwargs)
+        started.append(bot)
+        return bot
+
+    def close(self):
+        real_close(self)
+        if self is started[0]:
+            raise KeyboardInterrupt  # the second Ctrl-C, while the first bot was being closed
+
+    def interrupted_game(*args, **kwargs):
+        raise KeyboardInterrupt  # the first Ctrl-C, during the game
+
+    monkeypatch.setattr(BotProcess, "start", classmethod(start))
+    monkeypatch.setattr(BotProcess, "close", close)
+    monkeypatch.setattr(play_cli, "play_game", interrupted_game)
+    try:
+        result = CliRunner().invoke(main, ["play", "kododo", "--bot", c_bot, "--bot", c_bot, "--bot", c_bot])
+        assert isinstance(result.exception, KeyboardInterrupt) or result.exit_code != 0
+        assert len(started) == 3
+        for bot in started:
+            assert_group_gone(bot.pgid)
+    finally:
+        for bot in started:
+            real_close(bot)
+
+
 def test_a_bot_that_dies_in_the_handshake_is_reported_with_its_stderr():
     code = "import sys; sys.stderr.write('missing model file\\n'); sys.exit(5)"
     with pytest.raises(BotStartError, match=r"exited with status 5 during the handshake.*missing model file"):
@@ -215,6 +251,17 @@ def test_verify_reports_a_cut_short_replay(replays, tmp_path):
     cut.write_text("\n".join(lines[:-1]) + "\n")
     with pytest.raises(ReplayError, match="no result record"):
         verify_replay(cut)
+
+
+def test_verify_reports_a_header_whose_seats_are_not_objects(replays, tmp_path):
+    lines = replays[0].read_text().splitlines()
+    header = json.loads(lines[0])
+    header["seats"] = [seat["name"] for seat in header["seats"]]
+    lines[0] = json.dumps(header)
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ReplayError, match="line 1: .*seats"):
+        verify_replay(forged)
 
 
 def test_resource_limits_are_set_in_the_child(start_bots, c_bot):

@@ -119,6 +119,20 @@ def test_standings_of_a_missing_or_foreign_file_are_refused(tmp_path: Path) -> N
         Store.open_existing(other)
 
 
+def test_a_store_that_cannot_be_created_or_used_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreError, match="cannot create the results store"):
+        _open(blocker / "results.sqlite")
+    foreign = tmp_path / "foreign.sqlite"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE meta (x INTEGER)")  # another program's database
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="cannot use .* as the results store"):
+        _open(foreign)
+
+
 def test_standings_command_prints_table_json_and_csv(tmp_path: Path) -> None:
     import csv
     import io

@@ -108,9 +108,14 @@ def main() -> None:
             if MODE == "orphans":
                 subprocess.Popen(["sleep", "30"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             send((json.dumps(hello) + "\n").encode() + extra)
+            if MODE == "no_read":  # never reads its stdin again: the referee's writes pile up
+                while True:
+                    time.sleep(1)
         elif kind == "request":
             count += 1
             on_request(message, count)
+        elif kind == "end" and MODE == "exit_on_end":  # a bot written for one game per process
+            return
         elif kind == "shutdown":
             if MODE == "no_exit":
                 while True:
