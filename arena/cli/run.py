@@ -29,6 +29,8 @@ def run_command(config: str, fresh: bool, concurrency: int | None, restart_bots:
         f"({summary.played} played now in {summary.duration_s:.1f} s{rate})"
     )
     click.echo(report.table(summary.standings))
+    if summary.bot_faults:
+        click.echo(report.bot_faults([(name, f.kind.value, f.detail) for name, f in summary.bot_faults]), err=True)
     if summary.interrupted:
         click.echo(f"interrupted: run `arena run {config}` again to play the {summary.total - summary.stored} games left", err=True)
         sys.exit(130)

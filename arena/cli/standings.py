@@ -20,11 +20,20 @@ def standings_command(db: str, as_json: bool, as_csv: bool) -> None:
     with Store.open_existing(db) as store:
         info = store.info()
         standings = store.standings()
+        bot_faults = store.bot_faults()
     if as_json:
-        meta = {"tournament": info.name, "game": info.game, "games": info.stored_games, "scheduled": info.total_games}
+        meta = {
+            "tournament": info.name,
+            "game": info.game,
+            "games": info.stored_games,
+            "scheduled": info.total_games,
+            "bot_faults": [{"entrant": e, "kind": k, "detail": d} for e, k, d in bot_faults],
+        }
         click.echo(report.as_json(standings, meta))
     elif as_csv:
         click.echo(report.as_csv(standings), nl=False)
     else:
         click.echo(f"{info.name} ({info.game}): {info.stored_games}/{info.total_games} games")
         click.echo(report.table(standings))
+        if bot_faults:
+            click.echo(report.bot_faults(bot_faults))

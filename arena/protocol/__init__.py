@@ -103,7 +103,7 @@ def parse_hello(message: Any) -> BotHello:
     if not isinstance(message, dict) or message.get("type") != HELLO:
         raise ProtocolViolation(f'the first line must be {{"type": "hello", ...}}, got {_short(message)}')
     protocol = message.get("protocol")
-    if protocol != PROTOCOL_VERSION:
+    if type(protocol) is not int or protocol != PROTOCOL_VERSION:  # JSON true and 1.0 are not 1
         raise ProtocolViolation(f"the bot speaks protocol {protocol!r}, this referee speaks {PROTOCOL_VERSION}")
     name = message.get("name")
     version = message.get("version", "")

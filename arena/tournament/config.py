@@ -266,6 +266,9 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     options_raw = top.get("options") or {}
     if not isinstance(options_raw, dict):
         r.fail("options", f"expected a mapping of game options, got {_kind(options_raw)}")
+    for key in options_raw:
+        if not isinstance(key, str):
+            r.fail("options", f"option names are words, got {_kind(key)}")
     try:
         options = spec.resolve_options(options_raw)
     except GameError as exc:

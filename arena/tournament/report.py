@@ -63,3 +63,12 @@ def as_csv(standings: Sequence[Standing]) -> str:
 
 def as_json(standings: Sequence[Standing], meta: dict[str, JSON] | None = None) -> str:
     return dumps_str({**(meta or {}), "standings": [s.to_json() for s in standings]})
+
+
+def bot_faults(faults: Sequence[tuple[str, str, str]]) -> str:
+    """Faults found when bot processes were closed (no game to charge them to), one line each."""
+    if not faults:
+        return ""
+    lines = [f"faults outside games ({len(faults)}): found when bot processes were closed; they change no rating"]
+    lines += [f"  {entrant}: {kind}: {detail}" for entrant, kind, detail in faults]
+    return "\n".join(lines)

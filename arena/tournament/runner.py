@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterator, TextIO
 from arena.errors import ArenaError, BotStartError
 from arena.referee.bot import BotProcess, BotSpec, Limits
 from arena.referee.clock import TimeControl
-from arena.referee.faults import FaultPolicy
+from arena.referee.faults import Fault, FaultPolicy
 from arena.referee.referee import GameResult, play_game
 from arena.tournament import schedule as sched
 from arena.tournament.config import TournamentConfig
@@ -61,6 +61,7 @@ class RunSummary:
     duration_s: float
     decisions: int
     standings: list[Standing] = field(default_factory=list)
+    bot_faults: list[tuple[str, Fault]] = field(default_factory=list)  # found closing bots, outside games
 
     @property
     def stored(self) -> int:
@@ -95,6 +96,13 @@ class GamePlayer:
         self.policy = FaultPolicy(config.fault_policy.value)
         self.bots: dict[tuple[int, int], BotProcess] = {}
         self.started_once: set[tuple[int, int]] = set()
+        self.bot_faults: list[tuple[str, Fault]] = []  # (entrant, fault): no_exit / orphans seen at close
+
+    def _close(self, key: tuple[int, int], bot: BotProcess) -> None:
+        bot.close()
+        name = self.config.entrants[key[0]].name
+        self.bot_faults.extend((name, fault) for fault in bot.close_faults)
+        bot.close_faults.clear()
 
     def _bot(self, entrant: int, copy: int) -> BotProcess:
         key = (entrant, copy)
@@ -102,7 +110,7 @@ class GamePlayer:
         if bot is not None and bot.alive:
             return bot
         if bot is not None:
-            bot.close()
+            self._close(key, bot)
         e = self.config.entrants[entrant]
         name = e.name if copy == 0 else f"{e.name}#{copy + 1}"
         try:
@@ -145,8 +153,8 @@ class GamePlayer:
 
     def close(self) -> None:
         bots, self.bots = self.bots, {}
-        for bot in bots.values():
-            bot.close()
+        for key, bot in bots.items():
+            self._close(key, bot)
 
 
 def _stored(game: ScheduledGame, result: GameResult) -> StoredGame:
@@ -210,6 +218,10 @@ def _worker_main(conn: multiprocessing.connection.Connection, config: Tournament
         raise
     finally:
         player.close()
+        try:
+            conn.send(("bot_faults", player.bot_faults))
+        except OSError:
+            pass  # the main process is gone: nobody to tell
         conn.close()
 
 
@@ -365,6 +377,7 @@ def run(
             if progress is not None:
                 progress.finish()
         duration = time.monotonic() - started
+        store.record_bot_faults(state.bot_faults)
         standings = store.standings(model)  # from the store itself: what it holds is what counts
         return RunSummary(
             store=config.store,
@@ -375,6 +388,7 @@ def run(
             duration_s=duration,
             decisions=state.decisions,
             standings=standings,
+            bot_faults=list(state.bot_faults),
         )
     finally:
         store.close()
@@ -388,6 +402,7 @@ class _RunState:
     leader: Callable[[], str]
     played: int = 0
     decisions: int = 0
+    bot_faults: list[tuple[str, Fault]] = field(default_factory=list)
 
     def finished(self, game: StoredGame) -> None:
         self.store.record(game)
@@ -406,6 +421,7 @@ def _run_inline(config: TournamentConfig, restart: bool, todo: deque[ScheduledGa
     finally:
         with _uninterrupted():
             player.close()
+        state.bot_faults.extend(player.bot_faults)
 
 
 def _run_workers(
@@ -431,7 +447,7 @@ def _run_workers(
             raise
     finally:
         with _uninterrupted():
-            _shutdown(workers)
+            _shutdown(workers, state)
 
 
 def _feed(worker: _Worker, todo: deque[ScheduledGame]) -> None:
@@ -496,10 +512,30 @@ def _drain(workers: list[_Worker], state: _RunState, timeout: float = 30.0) -> N
                 continue
             if message[0] == "result":
                 state.finished(message[1])
+            elif message[0] == "bot_faults":
+                state.bot_faults.extend(message[1])
 
 
-def _shutdown(workers: list[_Worker]) -> None:
-    """Stop every worker, politely first; each one closes its bots in its own `finally`."""
+def _last_words(worker: _Worker, state: _RunState, deadline: float) -> None:
+    """Read what a stopping worker still sends (its bots' close faults) until it closes its pipe."""
+    while worker.open:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not worker.conn.poll(remaining):
+            return
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError):
+            worker.open = False
+            return
+        if message[0] == "bot_faults":
+            state.bot_faults.extend(message[1])
+        elif message[0] == "result":
+            state.finished(message[1])
+
+
+def _shutdown(workers: list[_Worker], state: _RunState) -> None:
+    """Stop every worker, politely first; each one closes its bots in its own `finally`, then reports
+    the faults it found closing them."""
     for w in workers:
         if w.open:
             try:
@@ -508,6 +544,7 @@ def _shutdown(workers: list[_Worker]) -> None:
                 pass
     deadline = time.monotonic() + 15.0
     for w in workers:
+        _last_words(w, state, deadline)
         w.process.join(max(0.1, deadline - time.monotonic()))
         if w.process.is_alive():
             w.process.terminate()  # SIGTERM: the worker's handler still closes its bots

@@ -21,6 +21,7 @@ from typing import Any, Iterator, Sequence
 
 from arena.errors import StoreError
 from arena.jsonvalue import JSON, dumps_str, loads
+from arena.referee.faults import Fault
 from arena.tournament.ratings import OrderedRatings, RatedGame, RatingBook, RatingModel, Standing, leaderboard
 
 SCHEMA_VERSION = 1
@@ -52,6 +53,13 @@ CREATE TABLE IF NOT EXISTS games (
     duration_s REAL NOT NULL,
     replay_path TEXT,
     finished_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS bot_faults (  -- found when a bot process was closed, outside any game
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    entrant TEXT NOT NULL,
+    kind TEXT NOT NULL,               -- no_exit or orphans
+    detail TEXT NOT NULL,
+    stderr_tail TEXT NOT NULL         -- JSON list of lines
 );
 CREATE TABLE IF NOT EXISTS ratings_cache (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -313,6 +321,24 @@ class Store:
                         self._versioned.add(entrant)
         except sqlite3.IntegrityError:
             raise StoreError(f"game {game.index} is already in {self.path}: a game is never stored twice") from None
+
+    def record_bot_faults(self, faults: Sequence[tuple[str, Fault]]) -> None:
+        """Faults found when bots were closed (`no_exit`, `orphans`): they belong to no game, so they
+        change no rating, but an organiser must see them."""
+        if not faults:
+            return
+        with self._transaction():
+            self.conn.executemany(
+                "INSERT INTO bot_faults (entrant, kind, detail, stderr_tail) VALUES (?, ?, ?, ?)",
+                [(name, f.kind.value, f.detail, dumps_str(list(f.stderr_tail))) for name, f in faults],
+            )
+
+    def bot_faults(self) -> list[tuple[str, str, str]]:
+        """(entrant, kind, detail) of every fault found outside games, oldest first."""
+        try:
+            return list(self.conn.execute("SELECT entrant, kind, detail FROM bot_faults ORDER BY id"))
+        except sqlite3.OperationalError:  # a store written before the table existed
+            return []
 
     def games(self, from_index: int = 0) -> Iterator[StoredGame]:
         cur = self.conn.execute(

@@ -86,6 +86,8 @@ def test_bot_messages_match_the_schema_and_the_parsers():
     "message",
     [
         {"type": "hello", "protocol": 2, "name": "b"},
+        {"type": "hello", "protocol": True, "name": "b"},
+        {"type": "hello", "protocol": 1.0, "name": "b"},
         {"type": "hello", "protocol": 1},
         {"type": "hello", "protocol": 1, "name": ""},
         {"type": "hello", "protocol": 1, "name": "b", "version": 3},

@@ -56,6 +56,7 @@ BAD = [
     (_set("game", "chess"), "game: unknown game 'chess'"),
     (_set("options", {"colour": 1}), "options.colour: game 'kododo' has no option 'colour'"),
     (_set("options", {"long": "yes"}), "options: option 'long' of game 'kododo' must be true or false"),
+    (_set("options", {1: True, "long": True}), "options: option names are words, got a number (1)"),
     (_set("players", "four"), "players: expected a whole number, got a string ('four')"),
     (_set("players", 9), "players: game 'kododo' is for 2 to 5 players, got 9"),
     (_set("players", 4), "schedule: 4 seats per table but only 3 entrants to fill them; set `fill: cycle`"),
