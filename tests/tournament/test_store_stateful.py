@@ -213,7 +213,7 @@ class StoreMachine(RuleBasedStateMachine):
         """A batch holding one stored index among new ones: refused as a whole (the new ones are not kept)."""
         again = data.draw(st.sampled_from(sorted(self.stored)), label="stored index")
         missing = self.missing()
-        new = data.draw(st.lists(st.sampled_from(missing), max_size=min(3, len(missing)), unique=True), label="new")
+        new = data.draw(st.lists(st.sampled_from(missing), max_size=3, unique=True), label="new") if missing else []
         batch = [self.schedule[i] for i in new]
         batch.insert(data.draw(st.integers(0, len(batch)), label="position"), self.schedule[again])
         self.assert_refused_and_unchanged(batch, batch=True)
