@@ -10,7 +10,7 @@ from arena.games.base import GameSpec
 _GAMES: dict[str, GameSpec] = {}
 
 # The built-in games, imported on first use so that importing arena stays cheap.
-_BUILTIN = ("arena.games.kododo", "arena.games.kolpa", "arena.games.kodama_duo")
+_BUILTIN = ("arena.games.kododo", "arena.games.kolpa", "arena.games.kodama_duo", "arena.games.kodama_draft")
 _loaded = False
 
 

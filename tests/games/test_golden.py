@@ -22,7 +22,7 @@ from arena.jsonvalue import dumps, loads
 from arena.rng import Rng
 
 GOLDEN = Path(__file__).parent / "golden"
-CASES = [("kododo", 4, {}), ("kododo", 2, {"long": True, "target": 40}), ("kolpa", 3, {}), ("kodama-duo", 2, {})]
+CASES = [("kododo", 4, {}), ("kododo", 2, {"long": True, "target": 40}), ("kolpa", 3, {}), ("kodama-duo", 2, {}), ("kodama-draft", 4, {})]
 
 
 def digest(value) -> str:

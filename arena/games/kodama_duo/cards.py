@@ -113,12 +113,13 @@ class CardSet:
 
     stand_in: bool
     elements: tuple[str, ...]
-    trunks: tuple[str, ...]
+    trunks: tuple[str, ...]  # Kodama Duo's two Trunks
     branches: tuple[str, ...]
     tree_cards: Mapping[str, Branch]  # trunks and branches (a trunk is a one-instance card)
     kodama: Mapping[str, Kodama]
     seasons: Mapping[str, Season]
     seasons_by_name: Mapping[str, tuple[str, ...]]
+    draft_trunks: tuple[str, ...] = ()  # extra Trunks for kodama-draft only (Duo deals `trunks`)
 
 
 def _err(where: str, message: str) -> CardDataError:
@@ -198,7 +199,7 @@ def _id(value: Any, prefix: str, where: str, seen: set[str]) -> str:
 
 def parse_cards(doc: Any) -> CardSet:
     """Validate a card document and build the card set; every error names the card and the field."""
-    doc = _keys(doc, "top level", {"format", "elements", "trunks", "branches", "kodama", "seasons"}, {"stand_in", "about"})
+    doc = _keys(doc, "top level", {"format", "elements", "trunks", "branches", "kodama", "seasons"}, {"stand_in", "about", "draft_trunks"})
     if doc["format"] != FORMAT:
         raise _err("format", f"expected {FORMAT!r}, got {doc['format']!r}")
     elements = doc["elements"]
@@ -221,6 +222,19 @@ def parse_cards(doc: Any) -> CardSet:
         trunks.append(cid)
     if tree_cards[trunks[0]].elements == tree_cards[trunks[1]].elements:
         raise _err("trunks", "the two Trunks must show different elements (the tie-break counts them)")
+    draft_trunks = []
+    extra = doc.get("draft_trunks", [])
+    if not isinstance(extra, list):
+        raise _err("draft_trunks", "must be a list of Trunk cards")
+    for i, t in enumerate(extra):
+        where = f"draft_trunks[{i}]"
+        t = _keys(t, where, {"id", "element", "attach"})
+        cid = _id(t["id"], "T", where, seen)
+        tree_cards[cid] = Branch(cid, (_element(t["element"], els, where),), _int(t["attach"], f"{where}.attach", 1))
+        draft_trunks.append(cid)
+    draft_elements = [tree_cards[t].elements for t in draft_trunks]
+    if len(set(draft_elements)) != len(draft_elements):
+        raise _err("draft_trunks", "the draft Trunks must show different elements")
 
     if not isinstance(doc["branches"], list) or len(doc["branches"]) != BRANCH_COUNT:
         raise _err("branches", f"must list exactly {BRANCH_COUNT} Branch cards (12 turns reveal 3 each)")
@@ -287,6 +301,7 @@ def parse_cards(doc: Any) -> CardSet:
         kodama=kodama,
         seasons=seasons,
         seasons_by_name={name: tuple(ids) for name, ids in by_name.items()},
+        draft_trunks=tuple(draft_trunks),
     )
 
 

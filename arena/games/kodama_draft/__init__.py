@@ -1,0 +1,21 @@
+"""Kodama, drafting variant (2 to 6 players): draft Branch cards from passed hands, grow a tree on
+Kodama Duo's tree rules and card data, and score secret Kodama cards each season."""
+
+from arena.games.base import GameSpec, Mode
+from arena.games.kodama_draft.state import KodamaDraftState
+from arena.games.registry import register
+
+SPEC = register(
+    GameSpec(
+        name="kodama-draft",
+        version="1.0",
+        description="Kodama's drafting variant: everyone picks and places one Branch card from a hand of four "
+        "at the same time, passes the rest left and refills; Kodama Duo's trees, cards and Kodama scoring.",
+        min_seats=2,
+        max_seats=6,
+        mode=Mode.SIMULTANEOUS,
+        factory=KodamaDraftState,
+    )
+)
+
+__all__ = ["SPEC", "KodamaDraftState"]

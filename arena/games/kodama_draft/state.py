@@ -1,0 +1,431 @@
+"""Kodama, drafting variant ("Les Esprits de l'Arbre", the seed's last section) for 2 to 6 players.
+
+Same tree rules and card data as Kodama Duo (arena/games/kodama_duo: rules.py, cards.json); no
+cut-and-choose and no spirits (the variant is written for the base Kodama game, which has none).
+
+Readings implemented (the seed's last section, issue 6 item 5):
+- Set-up, all from the seed's SplitMix64 stream, in this order: the Trunks (Duo's 2 plus the 4 stand-in
+  `draft_trunks` of cards.json, six different elements) are shuffled and seat s takes the s-th; the 21
+  Kodama cards are shuffled and each seat takes K of them, K = 4, or 3 at 6 players (6 x 4 = 24 > 21;
+  the rest stay in the box, unseen); for each season the season's stand-in cards are shuffled and the
+  first is its Season card (face down until its season begins), as in Duo; one shuffle seed per season
+  is drawn for the deck shuffle at each season's deal (below). The seed's
+  ban on two published Season cards ("Bourrasque", "Invocation du Printemps") has no stand-in
+  counterpart.
+- A season: its Season card is revealed; every Branch card not on a tree (the deck, the cards left in
+  hands last season and any discarded card: "les cartes Branche inutilisées") is shuffled into the
+  deck, and H cards are dealt face down to each seat, one at a time from seat 0, H = min(4, deck // N).
+  Then growth turns, each one simultaneous step of every seat:
+  * pick + place in one decision, `{"card": "B17", "at": ["B05", 1]}`: the card from your hand and
+    where it goes on your own tree. The rulebook picks face down, reveals, then places; since picks are
+    revealed all at once and each seat places only on its own tree, which nobody else affects, choosing
+    the placement together with the pick gives every seat exactly the same information and options.
+    The placement scores as in Duo (line points, more than 10 before the Season bonus is forbidden,
+    plus the current Season card's bonus).
+  * a seat none of whose hand cards can be placed legally discards one of them instead
+    (`{"discard": "B17"}`, one action per hand card, listed only then); it scores nothing this turn.
+  * all plays are revealed at once (public event `reveal`); if the season goes on, every seat passes
+    its remaining cards to the seat on its left, seat (s + 1) mod N, then every seat draws one card if
+    the deck holds at least one card for every seat (in seat order); otherwise nobody draws (all or
+    nothing keeps the hands equal) and hands shrink by one card a turn.
+  * the season's growth ends after 4 turns ("until everyone placed four cards this season") or when
+    the hands are empty; there is no pass and no draw after the last turn (the cards left in hand go
+    back into the deck at the next season's deal).
+  Then the Kodama phase, as in Duo: every seat at once scores one of its unscored Kodama cards.
+- The deck runs short: 36 Branch cards and placed cards leave the game, so at 2 and 3 players every
+  season has its 4 turns, but from 4 players on later seasons deal fewer cards (4 players: 4, 4, 1
+  cards each; 5 players: 4, 3, 0; 6 players: 4, 2, 0 -- discards can change this by a card or two), a
+  season with fewer than N cards to deal has no growth turn, only its Kodama phase. Each seat places at
+  most 4 cards a season and every seat places the same number each turn (or discards).
+- End: after the third Kodama phase. Most points wins; the tie-break is the number of instances of
+  one's Trunk's element on one's tree (the Trunk's own included); then a shared rank.
+- Visibility: trees, scores, discards, hand sizes, the deck size, revealed Season cards and scored
+  Kodama cards are public; a seat's hand and unscored Kodama cards are its own; the deck order, other
+  hands, face-down Season cards, future shuffles and the box are seen by nobody. A seat does know the
+  cards it passed on while they stay in other hands (resample_hidden keeps those).
+- Events: public `season`, `deal` (hand sizes), `reveal` (every seat's play), `pass`, `kodama_phase`,
+  `kodama`, `game_over`; private `hand` (to one seat: its new hand after a deal or a pass).
+- Fallback for a failed bot: the first legal action in the listed order (deterministic).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Mapping
+
+from arena.errors import GameNotOver, GameOver, IllegalAction
+from arena.games.base import Event, GameState, Outcome, Seat
+from arena.games.kodama_duo.cards import SEASONS, CardSet, default_cards
+from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, Tree, kodama_points, line_points, season_count
+from arena.games.ranking import competition_ranks
+from arena.jsonvalue import JSON
+from arena.rng import Rng
+
+TURNS_PER_SEASON = 4
+HAND_SIZE = 4
+KODAMA_PER_PLAYER = 4
+
+
+class Step(enum.Enum):
+    GROW = "grow"
+    KODAMA = "kodama"
+    OVER = "over"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def kodama_per_player(players: int, available: int) -> int:
+    """4 each, or as many as the box allows for everyone (3 at 6 players with 21 cards)."""
+    return min(KODAMA_PER_PLAYER, available // players)
+
+
+class KodamaDraftState(GameState):
+    __slots__ = (
+        "n", "faces", "shown", "trunks", "trees", "deck", "hands", "seen", "discard", "kodama_hand",
+        "kodama_scored", "season_cards", "shuffle_seeds", "season", "turn", "step", "scores", "placed",
+    )
+
+    def __init__(self, players: int, options: Mapping[str, Any], seed: int, cards: CardSet | None = None) -> None:
+        faces = cards or default_cards()
+        self.n = n = players
+        self.faces: CardSet = faces
+        # No spirits in this variant: elements are always read as printed (shared, never mutated).
+        self.shown: Mapping[str, tuple[str, ...]] = {c: f.elements for c, f in faces.tree_cards.items()}
+        rng = Rng(seed)
+        trunks = list(faces.trunks) + list(faces.draft_trunks)
+        if n > len(trunks):
+            raise ValueError(f"the card set has {len(trunks)} Trunks, not enough for {n} players")
+        rng.shuffle(trunks)
+        self.trunks = trunks[:n]
+        self.trees = [Tree(t, faces.tree_cards[t].attach) for t in self.trunks]
+        kodama = list(faces.kodama)
+        rng.shuffle(kodama)
+        k = kodama_per_player(n, len(kodama))
+        self.kodama_hand = [sorted(kodama[s * k : (s + 1) * k]) for s in range(n)]
+        self.kodama_scored: list[list[dict[str, JSON]]] = [[] for _ in range(n)]
+        self.season_cards: list[str] = []
+        for name in SEASONS:
+            ids = list(faces.seasons_by_name[name])
+            rng.shuffle(ids)
+            self.season_cards.append(ids[0])
+        self.deck = list(faces.branches)  # the top of the deck is the end of the list; shuffled at each deal
+        self.shuffle_seeds = [rng.next64() for _ in SEASONS]
+        self.hands: list[list[str]] = [[] for _ in range(n)]  # kept sorted
+        self.seen: list[set[str]] = [set() for _ in range(n)]  # cards each seat has held since the deal
+        self.discard: list[str] = []
+        self.season = 0
+        self.turn = 0
+        self.scores = [0] * n
+        self.placed = [[0] * len(SEASONS) for _ in range(n)]
+        self.step = Step.GROW
+        self._start_season()
+
+    # --- the flow of the game -------------------------------------------------------------------
+
+    def _start_season(self) -> list[Event]:
+        n = self.n
+        card = self.faces.seasons[self.season_cards[self.season]]
+        events = [Event("season", {"season": self.season + 1, "name": SEASONS[self.season], "card": card.to_json()})]
+        for hand in self.hands:
+            self.deck.extend(hand)
+        self.deck.extend(self.discard)
+        self.discard = []
+        self.deck.sort()  # the shuffle alone decides the order
+        Rng(self.shuffle_seeds[self.season]).shuffle(self.deck)
+        size = min(HAND_SIZE, len(self.deck) // n)
+        hands: list[list[str]] = [[] for _ in range(n)]
+        for _ in range(size):
+            for s in range(n):
+                hands[s].append(self.deck.pop())
+        self.hands = [sorted(h) for h in hands]
+        self.seen = [set(h) for h in self.hands]
+        self.turn = 0
+        events.append(Event("deal", {"season": self.season + 1, "cards_each": size, "deck": len(self.deck)}))
+        if size:
+            events.extend(self._hand_events("deal"))
+            self.step = Step.GROW
+            return events
+        self.step = Step.KODAMA
+        events.append(Event("kodama_phase", {"season": self.season + 1, "reason": "no cards to deal"}))
+        return events
+
+    def _hand_events(self, why: str) -> list[Event]:
+        tc = self.faces.tree_cards
+        return [Event("hand", {"why": why, "cards": [tc[c].to_json() for c in self.hands[s]]}, to=s) for s in range(self.n)]
+
+    def _end_turn(self) -> list[Event]:
+        self.turn += 1
+        n = self.n
+        if self.turn >= TURNS_PER_SEASON or not self.hands[0]:
+            self.step = Step.KODAMA
+            return [Event("kodama_phase", {"season": self.season + 1})]
+        self.hands = [self.hands[(s - 1) % n] for s in range(n)]  # seat s passes to its left, s + 1
+        drew = len(self.deck) >= n
+        if drew:
+            for s in range(n):
+                self.hands[s].append(self.deck.pop())
+        for s in range(n):
+            self.hands[s].sort()
+            self.seen[s].update(self.hands[s])
+        events = [Event("pass", {"direction": "left", "drew": drew, "hand_sizes": [len(h) for h in self.hands], "deck": len(self.deck)})]
+        return events + self._hand_events("pass")
+
+    def _end_season(self) -> list[Event]:
+        self.season += 1
+        self.turn = 0
+        if self.season == len(SEASONS):
+            self.step = Step.OVER
+            return [Event("game_over", self.outcome().to_json())]
+        return self._start_season()
+
+    # --- what may be done now -------------------------------------------------------------------
+
+    def _placements(self, seat: int, first_only: bool = False) -> list[JSON]:
+        tree = self.trees[seat]
+        free = tree.free_points()
+        shown = self.shown
+        out: list[JSON] = []
+        for card in self.hands[seat]:
+            elements = shown[card]
+            for parent, point in free:
+                if line_points(tree, shown, elements, parent)[0] <= MAX_PLACEMENT_POINTS:
+                    out.append({"card": card, "at": [parent, point]})
+                    if first_only:
+                        return out
+        return out
+
+    # --- the contract ---------------------------------------------------------------------------
+
+    @property
+    def num_seats(self) -> int:
+        return self.n
+
+    def to_move(self) -> tuple[Seat, ...]:
+        return () if self.step is Step.OVER else tuple(range(self.n))
+
+    def legal_actions(self, seat: Seat) -> list[JSON]:
+        if self.step is Step.OVER or not 0 <= seat < self.n:
+            return []
+        if self.step is Step.KODAMA:
+            return [{"kodama": k} for k in self.kodama_hand[seat]]
+        return self._placements(seat) or [{"discard": c} for c in self.hands[seat]]
+
+    def check(self, seat: Seat, action: JSON) -> None:
+        if self.step is Step.OVER:
+            raise IllegalAction(seat, action, "the game is over")
+        self.check_seat_decides(seat, action)
+        if self.step is Step.KODAMA:
+            if not isinstance(action, dict) or set(action) != {"kodama"}:
+                raise IllegalAction(seat, action, 'a kodama action is an object like {"kodama": "K05"}')
+            if action["kodama"] not in self.kodama_hand[seat]:
+                raise IllegalAction(seat, action, f"{action['kodama']!r} is not one of your unscored Kodama cards {self.kodama_hand[seat]}")
+            return
+        example = '{"card": "B17", "at": ["T1", 0]} (or {"discard": "B17"} when no card of your hand can be placed)'
+        if isinstance(action, dict) and set(action) == {"discard"}:
+            card = action["discard"]
+            if card not in self.hands[seat]:
+                raise IllegalAction(seat, action, f"{card!r} is not in your hand {self.hands[seat]}")
+            if self._placements(seat, first_only=True):
+                raise IllegalAction(seat, action, "you may discard only when no card of your hand can be placed")
+            return
+        if not isinstance(action, dict) or set(action) != {"card", "at"}:
+            raise IllegalAction(seat, action, f"a grow action is an object like {example}")
+        card, at = action["card"], action["at"]
+        if card not in self.hands[seat]:
+            raise IllegalAction(seat, action, f"{card!r} is not in your hand {self.hands[seat]}")
+        if not isinstance(at, list) or len(at) != 2 or not isinstance(at[0], str) or not _is_int(at[1]):
+            raise IllegalAction(seat, action, '"at" must be [card id, attachment point index], as in ["T1", 0]')
+        parent, point = at
+        tree = self.trees[seat]
+        if parent not in tree:
+            raise IllegalAction(seat, action, f"{parent!r} is not a card of your tree")
+        if not tree.is_free(parent, point):
+            raise IllegalAction(seat, action, f"attachment point {point} of {parent} is not free (free points: {tree.free_points()})")
+        points, _ = line_points(tree, self.shown, self.shown[card], parent)
+        if points > MAX_PLACEMENT_POINTS:
+            raise IllegalAction(seat, action, f"this placement would score {points} points; above {MAX_PLACEMENT_POINTS} is forbidden")
+
+    def apply(self, actions: Mapping[Seat, JSON]) -> list[Event]:
+        if self.step is Step.OVER:
+            raise GameOver("the Kodama draft game is over: no more actions")
+        self.check_all(actions)
+        if self.step is Step.KODAMA:
+            events = []
+            for seat in range(self.n):
+                card = actions[seat]["kodama"]
+                face = self.faces.kodama[card]
+                points = kodama_points(face.terms, self.trees[seat], self.shown, ())
+                self.kodama_hand[seat].remove(card)
+                self.kodama_scored[seat].append({"card": card, "season": self.season + 1, "points": points})
+                self.scores[seat] += points
+                events.append(Event("kodama", {"seat": seat, "card": face.to_json(), "points": points, "score": self.scores[seat]}))
+            return events + self._end_season()
+        plays = []
+        for seat in range(self.n):
+            action = actions[seat]
+            if "discard" in action:
+                card = action["discard"]
+                self.hands[seat].remove(card)
+                self.discard.append(card)
+                plays.append({"seat": seat, "discard": card})
+            else:
+                plays.append(self._place(seat, action["card"], action["at"]))
+        event = Event("reveal", {"season": self.season + 1, "turn": self.turn + 1, "plays": plays})
+        return [event] + self._end_turn()
+
+    def _place(self, seat: int, card: str, at: list[Any]) -> dict[str, JSON]:
+        parent, point = at[0], at[1]
+        tree = self.trees[seat]
+        face = self.faces.tree_cards[card]
+        points, lines = line_points(tree, self.shown, face.elements, parent)
+        season = self.faces.seasons[self.season_cards[self.season]]
+        bonus = season.points * season_count(season.per, tree, face.elements, parent, points, lines)
+        tree.attach(card, (parent, point), face.attach)
+        self.hands[seat].remove(card)
+        self.placed[seat][self.season] += 1
+        self.scores[seat] += points + bonus
+        return {"seat": seat, "card": card, "at": [parent, point], "points": points, "lines": list(lines),
+                "bonus": bonus, "score": self.scores[seat]}
+
+    def fallback(self, seat: Seat) -> JSON:
+        return self.legal_actions(seat)[0]
+
+    # --- what a seat may know -------------------------------------------------------------------
+
+    def _tree_view(self, seat: int) -> dict[str, JSON]:
+        tree = self.trees[seat]
+        faces = self.faces.tree_cards
+        cards = []
+        for card in tree.order:
+            up = tree.parent.get(card)
+            children = tree.children[card]
+            cards.append({
+                "id": card,
+                "elements": list(faces[card].elements),
+                "attach": len(children),
+                "parent": list(up) if up else None,
+                "depth": tree.depth[card],
+                "children": list(children),
+                "free": [i for i, child in enumerate(children) if child is None],
+                "last": tree.is_last(card),
+            })
+        trunk = tree.trunk
+        return {"seat": seat, "trunk": trunk, "trunk_element": faces[trunk].elements[0], "cards": cards,
+                "free": [list(p) for p in tree.free_points()]}
+
+    def view(self, seat: Seat) -> dict[str, JSON]:
+        # An allow-list: the public table, one's own hand and Kodama cards, revealed Season cards.
+        faces = self.faces
+        over = self.step is Step.OVER
+        season = min(self.season, len(SEASONS) - 1)
+        own = []
+        for k in self.kodama_hand[seat]:
+            face = faces.kodama[k]
+            own.append({**face.to_json(), "value": kodama_points(face.terms, self.trees[seat], self.shown, ())})
+        return {
+            "seat": seat,
+            "players": self.n,
+            "step": self.step.value,
+            "decision": None if over else self.step.value,
+            "to_move": list(self.to_move()),
+            "season": season + 1,
+            "season_name": SEASONS[season],
+            "turn": min(self.turn + 1, TURNS_PER_SEASON),
+            "pass_to": (seat + 1) % self.n,
+            "season_card": faces.seasons[self.season_cards[season]].to_json(),
+            "past_season_cards": [faces.seasons[s].to_json() for s in self.season_cards[:season]],
+            "scores": list(self.scores),
+            "trees": [self._tree_view(s) for s in range(self.n)],
+            "hand": [faces.tree_cards[c].to_json() for c in self.hands[seat]],
+            "hand_sizes": [len(h) for h in self.hands],
+            "deck": len(self.deck),
+            "discard": [faces.tree_cards[c].to_json() for c in self.discard],
+            "kodama": own,
+            "kodama_left": [len(h) for h in self.kodama_hand],
+            "kodama_scored": [[{**r, "card": faces.kodama[r["card"]].to_json()} for r in rows] for rows in self.kodama_scored],
+            "placed_this_season": [self.placed[s][season] for s in range(self.n)] if not over else [0] * self.n,
+            "max_placement_points": MAX_PLACEMENT_POINTS,
+        }
+
+    def tiebreak(self, seat: int) -> int:
+        element = self.faces.tree_cards[self.trunks[seat]].elements[0]
+        return sum(self.shown[c].count(element) for c in self.trees[seat].order)
+
+    def outcome(self) -> Outcome:
+        if self.step is not Step.OVER:
+            raise GameNotOver("the Kodama draft game is not over yet")
+        points = tuple(self.scores)
+        tiebreaks = tuple((self.tiebreak(s),) for s in range(self.n))
+        return Outcome(points, tiebreaks, competition_ranks([(p, *t) for p, t in zip(points, tiebreaks)]))
+
+    def clone(self) -> "KodamaDraftState":
+        other = object.__new__(KodamaDraftState)
+        for name in self.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.trunks = list(self.trunks)
+        other.trees = [t.copy() for t in self.trees]
+        other.deck = list(self.deck)
+        other.hands = [list(h) for h in self.hands]
+        other.seen = [set(s) for s in self.seen]
+        other.discard = list(self.discard)
+        other.kodama_hand = [list(h) for h in self.kodama_hand]
+        other.kodama_scored = [list(rows) for rows in self.kodama_scored]  # rows are never mutated
+        other.season_cards = list(self.season_cards)
+        other.shuffle_seeds = list(self.shuffle_seeds)
+        other.scores = list(self.scores)
+        other.placed = [list(p) for p in self.placed]
+        return other
+
+    def kodama_box(self) -> list[str]:
+        used = {k for h in self.kodama_hand for k in h} | {r["card"] for rows in self.kodama_scored for r in rows}
+        return [k for k in self.faces.kodama if k not in used]
+
+    def snapshot(self) -> dict[str, JSON]:
+        return {
+            "trunks": list(self.trunks),
+            "trees": [t.to_json() for t in self.trees],
+            "deck": list(self.deck),
+            "hands": [list(h) for h in self.hands],
+            "seen": [sorted(s) for s in self.seen],
+            "discard": list(self.discard),
+            "kodama_hand": [list(h) for h in self.kodama_hand],
+            "kodama_box": self.kodama_box(),
+            "kodama_scored": [list(rows) for rows in self.kodama_scored],
+            "season_cards": list(self.season_cards),
+            "shuffle_seeds": [str(s) for s in self.shuffle_seeds],
+            "season": self.season,
+            "turn": self.turn,
+            "step": self.step.value,
+            "scores": list(self.scores),
+            "placed": [list(p) for p in self.placed],
+        }
+
+    def resample_hidden(self, seat: Seat, seed: int) -> "KodamaDraftState":
+        """Redraw what `seat` has not seen: the deck order, the cards of other hands it never held this
+        season (relabelled together with the deck, so every other seat's memory stays consistent), the
+        other seats' unscored Kodama cards (from them and the box), face-down Season cards and the
+        shuffles of seasons not yet begun."""
+        other = self.clone()
+        rng = Rng(seed)
+        known = self.seen[seat]
+        pool = list(self.deck) + [c for o in range(self.n) if o != seat for c in self.hands[o] if c not in known]
+        drawn = list(pool)
+        rng.shuffle(drawn)
+        relabel = dict(zip(pool, drawn))
+        other.deck = [relabel[c] for c in self.deck]
+        for o in range(self.n):
+            if o != seat:
+                other.hands[o] = sorted(relabel.get(c, c) for c in self.hands[o])
+                other.seen[o] = {relabel.get(c, c) for c in self.seen[o]}
+        others = [o for o in range(self.n) if o != seat]
+        kpool = [k for o in others for k in self.kodama_hand[o]] + self.kodama_box()
+        rng.shuffle(kpool)
+        for o in others:
+            size = len(self.kodama_hand[o])
+            other.kodama_hand[o], kpool = sorted(kpool[:size]), kpool[size:]
+        for s in range(self.season + 1, len(SEASONS)):
+            other.season_cards[s] = rng.choice(self.faces.seasons_by_name[SEASONS[s]])
+            other.shuffle_seeds[s] = rng.next64()
+        return other
