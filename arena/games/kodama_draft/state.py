@@ -53,11 +53,11 @@ from __future__ import annotations
 import enum
 from typing import Any, Mapping
 
-from arena.errors import GameNotOver, GameOver, IllegalAction
-from arena.games.base import Event, GameState, Outcome, Seat
+from arena.errors import GameOver, IllegalAction
+from arena.games.base import Event, GameState, Seat
 from arena.games.kodama_duo.cards import SEASONS, CardSet, default_cards
-from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, Tree, kodama_points, line_points, season_count
-from arena.games.ranking import competition_ranks
+from arena.games.kodama_duo.common import KodamaTable, is_int
+from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, Tree, line_points
 from arena.jsonvalue import JSON
 from arena.rng import Rng
 
@@ -72,20 +72,18 @@ class Step(enum.Enum):
     OVER = "over"
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def kodama_per_player(players: int, available: int) -> int:
     """4 each, or as many as the box allows for everyone (3 at 6 players with 21 cards)."""
     return min(KODAMA_PER_PLAYER, available // players)
 
 
-class KodamaDraftState(GameState):
+class KodamaDraftState(KodamaTable, GameState):
     __slots__ = (
         "n", "faces", "shown", "trunks", "trees", "deck", "hands", "seen", "discard", "kodama_hand",
         "kodama_scored", "season_cards", "shuffle_seeds", "season", "turn", "step", "scores", "placed",
     )
+    GAME_TITLE = "Kodama draft"
+    STEP_OVER = Step.OVER
 
     def __init__(self, players: int, options: Mapping[str, Any], seed: int, cards: CardSet | None = None) -> None:
         faces = cards or default_cards()
@@ -172,29 +170,13 @@ class KodamaDraftState(GameState):
         events = [Event("pass", {"direction": "left", "drew": drew, "hand_sizes": [len(h) for h in self.hands], "deck": len(self.deck)})]
         return events + self._hand_events("pass")
 
-    def _end_season(self) -> list[Event]:
-        self.season += 1
-        self.turn = 0
-        if self.season == len(SEASONS):
-            self.step = Step.OVER
-            return [Event("game_over", self.outcome().to_json())]
+    def _begin_next_season(self) -> list[Event]:
         return self._start_season()
 
     # --- what may be done now -------------------------------------------------------------------
 
     def _placements(self, seat: int, first_only: bool = False) -> list[JSON]:
-        tree = self.trees[seat]
-        free = tree.free_points()
-        shown = self.shown
-        out: list[JSON] = []
-        for card in self.hands[seat]:
-            elements = shown[card]
-            for parent, point in free:
-                if line_points(tree, shown, elements, parent)[0] <= MAX_PLACEMENT_POINTS:
-                    out.append({"card": card, "at": [parent, point]})
-                    if first_only:
-                        return out
-        return out
+        return self._placements_from(seat, self.hands[seat], first_only)
 
     # --- the contract ---------------------------------------------------------------------------
 
@@ -217,10 +199,7 @@ class KodamaDraftState(GameState):
             raise IllegalAction(seat, action, "the game is over")
         self.check_seat_decides(seat, action)
         if self.step is Step.KODAMA:
-            if not isinstance(action, dict) or set(action) != {"kodama"}:
-                raise IllegalAction(seat, action, 'a kodama action is an object like {"kodama": "K05"}')
-            if action["kodama"] not in self.kodama_hand[seat]:
-                raise IllegalAction(seat, action, f"{action['kodama']!r} is not one of your unscored Kodama cards {self.kodama_hand[seat]}")
+            self._check_kodama(seat, action)
             return
         example = '{"card": "B17", "at": ["T1", 0]} (or {"discard": "B17"} when no card of your hand can be placed)'
         if isinstance(action, dict) and set(action) == {"discard"}:
@@ -235,7 +214,7 @@ class KodamaDraftState(GameState):
         card, at = action["card"], action["at"]
         if card not in self.hands[seat]:
             raise IllegalAction(seat, action, f"{card!r} is not in your hand {self.hands[seat]}")
-        if not isinstance(at, list) or len(at) != 2 or not isinstance(at[0], str) or not _is_int(at[1]):
+        if not isinstance(at, list) or len(at) != 2 or not isinstance(at[0], str) or not is_int(at[1]):
             raise IllegalAction(seat, action, '"at" must be [card id, attachment point index], as in ["T1", 0]')
         parent, point = at
         tree = self.trees[seat]
@@ -252,16 +231,7 @@ class KodamaDraftState(GameState):
             raise GameOver("the Kodama draft game is over: no more actions")
         self.check_all(actions)
         if self.step is Step.KODAMA:
-            events = []
-            for seat in range(self.n):
-                card = actions[seat]["kodama"]
-                face = self.faces.kodama[card]
-                points = kodama_points(face.terms, self.trees[seat], self.shown, ())
-                self.kodama_hand[seat].remove(card)
-                self.kodama_scored[seat].append({"card": card, "season": self.season + 1, "points": points})
-                self.scores[seat] += points
-                events.append(Event("kodama", {"seat": seat, "card": face.to_json(), "points": points, "score": self.scores[seat]}))
-            return events + self._end_season()
+            return self._score_kodama(actions)
         plays = []
         for seat in range(self.n):
             action = actions[seat]
@@ -276,111 +246,46 @@ class KodamaDraftState(GameState):
         return [event] + self._end_turn()
 
     def _place(self, seat: int, card: str, at: list[Any]) -> dict[str, JSON]:
-        parent, point = at[0], at[1]
-        tree = self.trees[seat]
-        face = self.faces.tree_cards[card]
-        points, lines = line_points(tree, self.shown, face.elements, parent)
-        season = self.faces.seasons[self.season_cards[self.season]]
-        bonus = season.points * season_count(season.per, tree, face.elements, parent, points, lines)
-        tree.attach(card, (parent, point), face.attach)
+        play = self._grow(seat, card, at)
         self.hands[seat].remove(card)
-        self.placed[seat][self.season] += 1
-        self.scores[seat] += points + bonus
-        return {"seat": seat, "card": card, "at": [parent, point], "points": points, "lines": list(lines),
-                "bonus": bonus, "score": self.scores[seat]}
+        return play
 
     def fallback(self, seat: Seat) -> JSON:
         return self.legal_actions(seat)[0]
 
     # --- what a seat may know -------------------------------------------------------------------
 
-    def _tree_view(self, seat: int) -> dict[str, JSON]:
-        tree = self.trees[seat]
-        faces = self.faces.tree_cards
-        cards = []
-        for card in tree.order:
-            up = tree.parent.get(card)
-            children = tree.children[card]
-            cards.append({
-                "id": card,
-                "elements": list(faces[card].elements),
-                "attach": len(children),
-                "parent": list(up) if up else None,
-                "depth": tree.depth[card],
-                "children": list(children),
-                "free": [i for i, child in enumerate(children) if child is None],
-                "last": tree.is_last(card),
-            })
-        trunk = tree.trunk
-        return {"seat": seat, "trunk": trunk, "trunk_element": faces[trunk].elements[0], "cards": cards,
-                "free": [list(p) for p in tree.free_points()]}
-
     def view(self, seat: Seat) -> dict[str, JSON]:
         # An allow-list: the public table, one's own hand and Kodama cards, revealed Season cards.
         faces = self.faces
         over = self.step is Step.OVER
         season = min(self.season, len(SEASONS) - 1)
-        own = []
-        for k in self.kodama_hand[seat]:
-            face = faces.kodama[k]
-            own.append({**face.to_json(), "value": kodama_points(face.terms, self.trees[seat], self.shown, ())})
         return {
             "seat": seat,
             "players": self.n,
             "step": self.step.value,
             "decision": None if over else self.step.value,
             "to_move": list(self.to_move()),
-            "season": season + 1,
-            "season_name": SEASONS[season],
             "turn": min(self.turn + 1, TURNS_PER_SEASON),
             "pass_to": (seat + 1) % self.n,
-            "season_card": faces.seasons[self.season_cards[season]].to_json(),
-            "past_season_cards": [faces.seasons[s].to_json() for s in self.season_cards[:season]],
+            **self._season_view(season),
             "scores": list(self.scores),
             "trees": [self._tree_view(s) for s in range(self.n)],
             "hand": [faces.tree_cards[c].to_json() for c in self.hands[seat]],
             "hand_sizes": [len(h) for h in self.hands],
             "deck": len(self.deck),
             "discard": [faces.tree_cards[c].to_json() for c in self.discard],
-            "kodama": own,
-            "kodama_left": [len(h) for h in self.kodama_hand],
-            "kodama_scored": [[{**r, "card": faces.kodama[r["card"]].to_json()} for r in rows] for rows in self.kodama_scored],
+            **self._kodama_view(seat),
             "placed_this_season": [self.placed[s][season] for s in range(self.n)] if not over else [0] * self.n,
             "max_placement_points": MAX_PLACEMENT_POINTS,
         }
 
-    def tiebreak(self, seat: int) -> int:
-        element = self.faces.tree_cards[self.trunks[seat]].elements[0]
-        return sum(self.shown[c].count(element) for c in self.trees[seat].order)
-
-    def outcome(self) -> Outcome:
-        if self.step is not Step.OVER:
-            raise GameNotOver("the Kodama draft game is not over yet")
-        points = tuple(self.scores)
-        tiebreaks = tuple((self.tiebreak(s),) for s in range(self.n))
-        return Outcome(points, tiebreaks, competition_ranks([(p, *t) for p, t in zip(points, tiebreaks)]))
-
     def clone(self) -> "KodamaDraftState":
-        other = object.__new__(KodamaDraftState)
-        for name in self.__slots__:
-            setattr(other, name, getattr(self, name))
-        other.trunks = list(self.trunks)
-        other.trees = [t.copy() for t in self.trees]
-        other.deck = list(self.deck)
+        other: KodamaDraftState = self._copy_common()
         other.hands = [list(h) for h in self.hands]
         other.seen = [set(s) for s in self.seen]
-        other.discard = list(self.discard)
-        other.kodama_hand = [list(h) for h in self.kodama_hand]
-        other.kodama_scored = [list(rows) for rows in self.kodama_scored]  # rows are never mutated
-        other.season_cards = list(self.season_cards)
         other.shuffle_seeds = list(self.shuffle_seeds)
-        other.scores = list(self.scores)
-        other.placed = [list(p) for p in self.placed]
         return other
-
-    def kodama_box(self) -> list[str]:
-        used = {k for h in self.kodama_hand for k in h} | {r["card"] for rows in self.kodama_scored for r in rows}
-        return [k for k in self.faces.kodama if k not in used]
 
     def snapshot(self) -> dict[str, JSON]:
         return {
@@ -390,10 +295,7 @@ class KodamaDraftState(GameState):
             "hands": [list(h) for h in self.hands],
             "seen": [sorted(s) for s in self.seen],
             "discard": list(self.discard),
-            "kodama_hand": [list(h) for h in self.kodama_hand],
-            "kodama_box": self.kodama_box(),
-            "kodama_scored": [list(rows) for rows in self.kodama_scored],
-            "season_cards": list(self.season_cards),
+            **self._kodama_snapshot(),
             "shuffle_seeds": [str(s) for s in self.shuffle_seeds],
             "season": self.season,
             "turn": self.turn,
@@ -419,12 +321,7 @@ class KodamaDraftState(GameState):
             if o != seat:
                 other.hands[o] = sorted(relabel.get(c, c) for c in self.hands[o])
                 other.seen[o] = {relabel.get(c, c) for c in self.seen[o]}
-        others = [o for o in range(self.n) if o != seat]
-        kpool = [k for o in others for k in self.kodama_hand[o]] + self.kodama_box()
-        rng.shuffle(kpool)
-        for o in others:
-            size = len(self.kodama_hand[o])
-            other.kodama_hand[o], kpool = sorted(kpool[:size]), kpool[size:]
+        self._redraw_kodama_hands(other, seat, rng)
         for s in range(self.season + 1, len(SEASONS)):
             other.season_cards[s] = rng.choice(self.faces.seasons_by_name[SEASONS[s]])
             other.shuffle_seeds[s] = rng.next64()

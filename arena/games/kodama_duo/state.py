@@ -50,17 +50,11 @@ from __future__ import annotations
 import enum
 from typing import Any, Mapping
 
-from arena.errors import GameNotOver, GameOver, IllegalAction
-from arena.games.base import Event, GameState, Outcome, Seat
+from arena.errors import GameOver, IllegalAction
+from arena.games.base import Event, GameState, Seat
 from arena.games.kodama_duo.cards import KODAMA_PER_PLAYER, SEASONS, CardSet, default_cards
-from arena.games.kodama_duo.rules import (
-    MAX_PLACEMENT_POINTS,
-    Tree,
-    kodama_points,
-    line_points,
-    season_count,
-)
-from arena.games.ranking import competition_ranks
+from arena.games.kodama_duo.common import KodamaTable, is_int
+from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, Tree, line_points
 from arena.jsonvalue import JSON
 from arena.rng import Rng
 
@@ -79,16 +73,14 @@ class Step(enum.Enum):
     OVER = "over"
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-class KodamaDuoState(GameState):
+class KodamaDuoState(KodamaTable, GameState):
     __slots__ = (
         "faces", "trunks", "trees", "shown", "spirits", "deck", "revealed", "piles", "held", "given", "discard",
         "kodama_hand", "kodama_scored", "season_cards", "season", "turn", "step", "cutter", "scores",
         "placed", "unplaced", "placing", "spirit_seat", "spirit_elements",
     )
+    GAME_TITLE = "Kodama Duo"
+    STEP_OVER = Step.OVER
 
     def __init__(self, players: int, options: Mapping[str, Any], seed: int, cards: CardSet | None = None) -> None:
         faces = cards or default_cards()
@@ -206,15 +198,8 @@ class KodamaDuoState(GameState):
         self.step = Step.KODAMA
         return [Event("kodama_phase", {"season": self.season + 1})]
 
-    def _end_season(self) -> list[Event]:
+    def _begin_next_season(self) -> list[Event]:
         events: list[Event] = []
-        self.season += 1
-        self.turn = 0
-        if self.season == len(SEASONS):
-            self.step = Step.OVER
-            outcome = self.outcome()
-            events.append(Event("game_over", outcome.to_json()))
-            return events
         if self.scores[0] != self.scores[1]:
             self.cutter = 0 if self.scores[0] < self.scores[1] else 1
         # on a tie self.cutter is already the seat that was not the Cutter in the last turn
@@ -228,15 +213,7 @@ class KodamaDuoState(GameState):
         return line_points(self.trees[seat], self.shown, self.faces.tree_cards[card].elements, parent)
 
     def _placements(self, seat: int) -> list[JSON]:
-        tree = self.trees[seat]
-        free = tree.free_points()
-        out: list[JSON] = []
-        for card in sorted(self.held[seat]):
-            elements = self.faces.tree_cards[card].elements
-            for parent, point in free:
-                if line_points(tree, self.shown, elements, parent)[0] <= MAX_PLACEMENT_POINTS:
-                    out.append({"card": card, "at": [parent, point]})
-        return out
+        return self._placements_from(seat, sorted(self.held[seat]))
 
     def _covered(self, card: str, index: int) -> str | None:
         for element, (_, c, i) in self.spirits.items():
@@ -306,16 +283,14 @@ class KodamaDuoState(GameState):
             self._check_split(seat, action)
         elif step is Step.CHOOSE:
             pile = self._shape(seat, action, "pile", '{"pile": 0}')
-            if not _is_int(pile) or pile not in (0, 1):
+            if not is_int(pile) or pile not in (0, 1):
                 raise IllegalAction(seat, action, f"pile must be 0 or 1, got {pile!r}")
         elif step is Step.PLACE:
             self._check_place(seat, action)
         elif step is Step.SPIRIT:
             self._check_spirit(seat, action)
         else:
-            card = self._shape(seat, action, "kodama", '{"kodama": "K05"}')
-            if card not in self.kodama_hand[seat]:
-                raise IllegalAction(seat, action, f"{card!r} is not one of your unscored Kodama cards {self.kodama_hand[seat]}")
+            self._check_kodama(seat, action)
 
     def _check_split(self, seat: Seat, action: JSON) -> None:
         piles = self._shape(seat, action, "split", '{"split": [["B03"], ["B11", "B20"]]}')
@@ -333,7 +308,7 @@ class KodamaDuoState(GameState):
         at = action["at"]
         if card not in self.held[seat]:
             raise IllegalAction(seat, action, f"{card!r} is not one of your new cards {sorted(self.held[seat])}")
-        if not isinstance(at, list) or len(at) != 2 or not isinstance(at[0], str) or not _is_int(at[1]):
+        if not isinstance(at, list) or len(at) != 2 or not isinstance(at[0], str) or not is_int(at[1]):
             raise IllegalAction(seat, action, f'"at" must be [card id, attachment point index], as in {example}')
         parent, point = at
         tree = self.trees[seat]
@@ -356,7 +331,7 @@ class KodamaDuoState(GameState):
             raise IllegalAction(seat, action, f"the spirit must be one of the discarded elements {self.spirit_elements}, got {element!r}")
         if self.spirits.get(element, (-1,))[0] == seat:
             raise IllegalAction(seat, action, f"the {element} spirit is already on your tree and cannot move")
-        if not isinstance(on, list) or len(on) != 2 or not isinstance(on[0], str) or not _is_int(on[1]):
+        if not isinstance(on, list) or len(on) != 2 or not isinstance(on[0], str) or not is_int(on[1]):
             raise IllegalAction(seat, action, '"on" must be [card id, element instance index], as in ["B05", 1]')
         card, index = on
         if card not in self.trees[seat]:
@@ -393,31 +368,13 @@ class KodamaDuoState(GameState):
             return events + self._after_placing()
         if step is Step.SPIRIT:
             return self._summon(self.spirit_seat, actions[self.spirit_seat]) + self._end_turn()
-        events = []
-        for seat in range(2):
-            card = actions[seat]["kodama"]
-            face = self.faces.kodama[card]
-            points = kodama_points(face.terms, self.trees[seat], self.shown, self._spirits_on(seat))
-            self.kodama_hand[seat].remove(card)
-            self.kodama_scored[seat].append({"card": card, "season": self.season + 1, "points": points})
-            self.scores[seat] += points
-            events.append(Event("kodama", {"seat": seat, "card": face.to_json(), "points": points, "score": self.scores[seat]}))
-        return events + self._end_season()
+        return self._score_kodama(actions)
 
     def _place(self, seat: int, card: str, at: list[Any]) -> Event:
-        parent, point = at[0], at[1]
-        tree = self.trees[seat]
-        face = self.faces.tree_cards[card]
-        points, lines = line_points(tree, self.shown, face.elements, parent)
-        season = self.faces.seasons[self.season_cards[self.season]]
-        bonus = season.points * season_count(season.per, tree, face.elements, parent, points, lines)
-        tree.attach(card, (parent, point), face.attach)
-        self.shown[card] = face.elements
+        play = self._grow(seat, card, at)
+        self.shown[card] = self.faces.tree_cards[card].elements
         self.held[seat].remove(card)
-        self.placed[seat][self.season] += 1
-        self.scores[seat] += points + bonus
-        return Event("place", {"seat": seat, "card": card, "at": [parent, point], "points": points,
-                               "lines": list(lines), "bonus": bonus, "score": self.scores[seat]})
+        return Event("place", play)
 
     def _spirits_on(self, seat: int) -> list[tuple[str, str]]:
         return [(e, c) for e, (s, c, _) in self.spirits.items() if s == seat]
@@ -444,35 +401,12 @@ class KodamaDuoState(GameState):
 
     # --- what a seat may know -------------------------------------------------------------------
 
-    def _tree_view(self, seat: int) -> dict[str, JSON]:
-        tree = self.trees[seat]
-        faces = self.faces.tree_cards
+    def _instance_marks(self, seat: int, card: str) -> dict[str, JSON]:
+        """Each element instance as shown (a spirit's element in place of the one it covers), and the
+        spirit on each instance or None."""
         spirit_at = {(c, i): e for e, (s, c, i) in self.spirits.items() if s == seat}
-        cards = []
-        for card in tree.order:
-            printed = faces[card].elements
-            up = tree.parent.get(card)
-            children = tree.children[card]
-            cards.append({
-                "id": card,
-                "elements": list(printed),
-                "shown": list(self.shown[card]),
-                "spirits": [spirit_at.get((card, i)) for i in range(len(printed))],
-                "attach": len(children),
-                "parent": list(up) if up else None,
-                "depth": tree.depth[card],
-                "children": list(children),
-                "free": [i for i, child in enumerate(children) if child is None],
-                "last": tree.is_last(card),
-            })
-        trunk = tree.trunk
-        return {
-            "seat": seat,
-            "trunk": trunk,
-            "trunk_element": faces[trunk].elements[0],
-            "cards": cards,
-            "free": [list(p) for p in tree.free_points()],
-        }
+        return {"shown": list(self.shown[card]),
+                "spirits": [spirit_at.get((card, i)) for i in range(len(self.faces.tree_cards[card].elements))]}
 
     def view(self, seat: Seat) -> dict[str, JSON]:
         # An allow-list: public table state, one's own Kodama cards, revealed Season cards. Never the
@@ -480,22 +414,15 @@ class KodamaDuoState(GameState):
         faces = self.faces
         over = self.step is Step.OVER
         season = min(self.season, len(SEASONS) - 1)
-        own = []
-        for k in self.kodama_hand[seat]:
-            face = faces.kodama[k]
-            own.append({**face.to_json(), "value": kodama_points(face.terms, self.trees[seat], self.shown, self._spirits_on(seat))})
         return {
             "seat": seat,
             "step": self.step.value,
             "decision": self.step.value if seat in self.to_move() else None,
             "to_move": list(self.to_move()),
-            "season": season + 1,
-            "season_name": SEASONS[season],
             "turn": min(self.turn + 1, TURNS_PER_SEASON),
             "cutter": self.cutter,
             "sower": self.sower,
-            "season_card": faces.seasons[self.season_cards[season]].to_json(),
-            "past_season_cards": [faces.seasons[s].to_json() for s in self.season_cards[:season]],
+            **self._season_view(season),
             "scores": list(self.scores),
             "trees": [self._tree_view(s) for s in range(2)],
             "spirits": {e: ({"seat": self.spirits[e][0], "on": [self.spirits[e][1], self.spirits[e][2]]} if e in self.spirits else None)
@@ -506,51 +433,22 @@ class KodamaDuoState(GameState):
             "spirit_elements": list(self.spirit_elements) if self.step is Step.SPIRIT else [],
             "discard": [faces.tree_cards[c].to_json() for c in self.discard],
             "deck": len(self.deck),
-            "kodama": own,
-            "kodama_left": [len(h) for h in self.kodama_hand],
-            "kodama_scored": [[{**r, "card": faces.kodama[r["card"]].to_json()} for r in rows] for rows in self.kodama_scored],
+            **self._kodama_view(seat),
             "placed_this_season": [self.placed[s][season] for s in range(2)] if not over else [0, 0],
             "max_placement_points": MAX_PLACEMENT_POINTS,
         }
 
-    def tiebreak(self, seat: int) -> int:
-        """Instances of the seat's Trunk element shown on its tree (spirits included)."""
-        element = self.faces.tree_cards[self.trunks[seat]].elements[0]
-        return sum(self.shown[c].count(element) for c in self.trees[seat].order)
-
-    def outcome(self) -> Outcome:
-        if self.step is not Step.OVER:
-            raise GameNotOver("the Kodama Duo game is not over yet")
-        points = tuple(self.scores)
-        tiebreaks = tuple((self.tiebreak(s),) for s in range(2))
-        return Outcome(points, tiebreaks, competition_ranks([(p, *t) for p, t in zip(points, tiebreaks)]))
-
     def clone(self) -> "KodamaDuoState":
-        other = object.__new__(KodamaDuoState)
-        for name in self.__slots__:
-            setattr(other, name, getattr(self, name))
-        other.trunks = list(self.trunks)
-        other.trees = [t.copy() for t in self.trees]
+        other: KodamaDuoState = self._copy_common()
         other.shown = dict(self.shown)
         other.spirits = dict(self.spirits)
-        other.deck = list(self.deck)
         other.revealed = list(self.revealed)
         other.piles = [list(p) for p in self.piles] if self.piles is not None else None
         other.held = [list(h) for h in self.held]
         other.given = [list(g) for g in self.given]
-        other.discard = list(self.discard)
-        other.kodama_hand = [list(h) for h in self.kodama_hand]
-        other.kodama_scored = [list(rows) for rows in self.kodama_scored]  # rows are never mutated
-        other.season_cards = list(self.season_cards)
-        other.scores = list(self.scores)
-        other.placed = [list(p) for p in self.placed]
         other.unplaced = [list(p) for p in self.unplaced]
         other.spirit_elements = list(self.spirit_elements)
         return other
-
-    def kodama_box(self) -> list[str]:
-        used = set(self.kodama_hand[0]) | set(self.kodama_hand[1]) | {r["card"] for rows in self.kodama_scored for r in rows}
-        return [k for k in self.faces.kodama if k not in used]
 
     def snapshot(self) -> dict[str, JSON]:
         return {
@@ -564,10 +462,7 @@ class KodamaDuoState(GameState):
             "held": [list(h) for h in self.held],
             "given": [list(g) for g in self.given],
             "discard": list(self.discard),
-            "kodama_hand": [list(h) for h in self.kodama_hand],
-            "kodama_box": self.kodama_box(),
-            "kodama_scored": [list(rows) for rows in self.kodama_scored],
-            "season_cards": list(self.season_cards),
+            **self._kodama_snapshot(),
             "season": self.season,
             "turn": self.turn,
             "step": self.step.value,
@@ -586,10 +481,7 @@ class KodamaDuoState(GameState):
         other = self.clone()
         rng = Rng(seed)
         rng.shuffle(other.deck)
-        opponent = 1 - seat
-        pool = other.kodama_hand[opponent] + self.kodama_box()
-        rng.shuffle(pool)
-        other.kodama_hand[opponent] = sorted(pool[: len(self.kodama_hand[opponent])])
+        self._redraw_kodama_hands(other, seat, rng)
         for s in range(self.season + 1, len(SEASONS)):
             other.season_cards[s] = rng.choice(self.faces.seasons_by_name[SEASONS[s]])
         return other
