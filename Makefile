@@ -7,9 +7,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 C_BOT := sample_bots/c/random_bot
 
-.PHONY: setup demo test bench clean
+.PHONY: setup system-deps demo test bench clean
 
-setup: $(STAMP) $(C_BOT)
+setup: system-deps $(STAMP) $(C_BOT)
+
+# Debian packages (bubblewrap; chromium for the browser tests), installed when missing and allowed.
+system-deps:
+	@tools/system-deps $(if $(filter test,$(MAKECMDGOALS)),--browser)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
