@@ -26,8 +26,9 @@ SPEC = register(
             Option(
                 "max_rounds",
                 int,
-                100,
-                "Safety rule: after this many rounds the game ends even if nobody reached the target.",
+                1000,
+                "Safety rule: if nobody reached the target after this many rounds, the game ends as a draw "
+                "(every seat shares rank 1; no fault). Far beyond any real game.",
                 minimum=1,
             ),
         ),
