@@ -48,7 +48,7 @@ def _fail(spec: GameSpec, step: int, message: str) -> None:
 
 def _is_json(value: Any) -> bool:
     try:
-        return canonical(value) == value
+        return bool(canonical(value) == value)
     except TypeError:
         return False
 

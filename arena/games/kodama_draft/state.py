@@ -77,7 +77,7 @@ def kodama_per_player(players: int, available: int) -> int:
     return min(KODAMA_PER_PLAYER, available // players)
 
 
-class KodamaDraftState(KodamaTable, GameState):
+class KodamaDraftState(KodamaTable):
     __slots__ = (
         "n", "faces", "shown", "trunks", "trees", "deck", "hands", "seen", "discard", "kodama_hand",
         "kodama_scored", "season_cards", "shuffle_seeds", "season", "turn", "step", "scores", "placed",
@@ -90,7 +90,7 @@ class KodamaDraftState(KodamaTable, GameState):
         self.n = n = players
         self.faces: CardSet = faces
         # No spirits in this variant: elements are always read as printed (shared, never mutated).
-        self.shown: Mapping[str, tuple[str, ...]] = {c: f.elements for c, f in faces.tree_cards.items()}
+        self.shown = {c: f.elements for c, f in faces.tree_cards.items()}
         rng = Rng(seed)
         trunks = list(faces.trunks) + list(faces.draft_trunks)
         if n > len(trunks):

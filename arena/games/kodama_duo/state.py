@@ -73,11 +73,10 @@ class Step(enum.Enum):
     OVER = "over"
 
 
-class KodamaDuoState(KodamaTable, GameState):
-    __slots__ = (
-        "faces", "trunks", "trees", "shown", "spirits", "deck", "revealed", "piles", "held", "given", "discard",
-        "kodama_hand", "kodama_scored", "season_cards", "season", "turn", "step", "cutter", "scores",
-        "placed", "unplaced", "placing", "spirit_seat", "spirit_elements",
+class KodamaDuoState(KodamaTable):
+    __slots__ = (  # besides KodamaTable's
+        "spirits", "revealed", "piles", "held", "given", "cutter", "unplaced", "placing", "spirit_seat",
+        "spirit_elements",
     )
     GAME_TITLE = "Kodama Duo"
     STEP_OVER = Step.OVER
