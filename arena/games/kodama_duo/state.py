@@ -51,7 +51,7 @@ import enum
 from typing import Any, Mapping
 
 from arena.errors import GameOver, IllegalAction
-from arena.games.base import Event, GameState, Seat
+from arena.games.base import Event, Seat
 from arena.games.kodama_duo.cards import KODAMA_PER_PLAYER, SEASONS, CardSet, default_cards
 from arena.games.kodama_duo.common import KodamaTable, is_int
 from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, Tree, line_points
