@@ -368,8 +368,8 @@ def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path) -> list[Entr
             env[key] = str(val)
         raw_command = _command(r, data["command"], _join(where, "command"))
         command = tuple(_substitute(arg, config_dir) for arg in raw_command)
-        _check_program(r, command, cwd, _join(where, "command"))
-        out.append(EntrantConfig(name, command, str(cwd), env, raw_command))
+        _check_program(r, command, root, _join(where, "command"))
+        out.append(EntrantConfig(name, _anchored(command, root), str(cwd), env, raw_command))
     return out
 
 
@@ -397,6 +397,20 @@ def _substitute(arg: str, config_dir: Path) -> str:
     return arg.replace("{python}", sys.executable).replace("{config_dir}", str(config_dir))
 
 
+def _is_script(arg: str) -> bool:
+    return not arg.startswith("-") and arg.lower().endswith(SCRIPT_SUFFIXES)
+
+
+def _anchored(command: tuple[str, ...], root: Path) -> tuple[str, ...]:
+    """The command with its relative paths made absolute from `root`: the program when it is a path,
+    and script-file arguments (the words `_check_program` checks). The bot's `cwd` then only sets where
+    it runs; it can no longer move what the config pointed at (README: paths resolve from `root`)."""
+    program, *args = command
+    if (os.sep in program or (os.altsep and os.altsep in program)) and not os.path.isabs(program):
+        program = str(root / program)
+    return (program, *(str(root / a) if _is_script(a) and not os.path.isabs(a) else a for a in args))
+
+
 def _check_program(r: _Reader, command: tuple[str, ...], cwd: Path, where: str) -> None:
     program = command[0]
     if os.sep in program or (os.altsep and os.altsep in program):
@@ -408,7 +422,7 @@ def _check_program(r: _Reader, command: tuple[str, ...], cwd: Path, where: str) 
     elif shutil.which(program) is None:
         r.fail(_join(where, 0), f"program {program!r} not found on PATH")
     for j, arg in enumerate(command[1:], start=1):
-        if not arg.startswith("-") and arg.lower().endswith(SCRIPT_SUFFIXES) and not (cwd / arg).is_file():
+        if _is_script(arg) and not (cwd / arg).is_file():
             r.fail(_join(where, j), f"file {arg!r} not found (looked in {cwd})")
 
 
