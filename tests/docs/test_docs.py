@@ -146,6 +146,10 @@ def test_every_shipped_config_validates_and_plays(path: Path, tmp_path: Path, c_
     small.write_text(yaml.safe_dump(config), encoding="utf-8")
     played = run([ARENA, "run", "--quiet", str(small)], cwd=tmp_path)
     assert played.returncode == 0, played.stdout + played.stderr
+    standings = run([ARENA, "standings", "--json", str(tmp_path / "out" / "store.sqlite")], cwd=tmp_path)
+    table = json.loads(standings.stdout)
+    assert table["games"] == table["scheduled"] >= 1
+    assert [row["faults"] for row in table["standings"]] == [0] * len(table["standings"])  # its bots play its game
 
 
 def sandbox(tmp_path: Path) -> Path:
