@@ -8,7 +8,7 @@ from arena.games.registry import register
 SPEC = register(
     GameSpec(
         name="kolpa",
-        version="1.0",
+        version="1.1",
         description="Match the discard or build your display; Jokers announce; rounds until someone has `target` points.",
         min_seats=2,
         max_seats=6,
