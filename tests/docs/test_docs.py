@@ -26,7 +26,8 @@ import jsonschema
 import pytest
 import yaml
 
-from arena.games import get_game
+from arena.games import all_games, get_game
+from arena.rng import Rng
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = ("README.md", "protocol.md")
@@ -235,3 +236,32 @@ def test_every_complete_message_in_protocol_md_matches_the_schema_and_the_engine
             engine = get_game(message["game"]).new_game(seats, None, 0).view(message["seat"])
             assert set(view) == set(engine), f"{name}:{line}: view members differ from the engine's: {sorted(set(view) ^ set(engine))}"
     assert requests >= 2
+
+
+def game_section(name: str) -> str:
+    text = (REPO / "protocol.md").read_text(encoding="utf-8")
+    sections = [s for s in re.split(r"^## ", text, flags=re.M) if f"Game name `{name}`" in s]
+    assert len(sections) == 1, f"protocol.md needs one section saying: Game name `{name}`"
+    return sections[0]
+
+
+@pytest.mark.parametrize("name", sorted(spec.name for spec in all_games()))
+def test_every_view_member_and_event_of_a_game_is_documented_in_its_section(name: str) -> None:
+    """Played at every player count: each view member, event kind and event field the engine produces
+    is named in the game's protocol.md section (a member added to an engine without a word fails)."""
+    spec = get_game(name)
+    section = game_section(name)
+    views, kinds, fields = set(), set(), set()
+    for seats in range(spec.min_seats, spec.max_seats + 1):
+        state = spec.new_game(seats, None, seats)
+        rng = Rng(seats)
+        while not state.is_over():
+            views |= set(state.view(0))
+            actions = {s: (lambda legal: legal[rng.below(len(legal))])(state.legal_actions(s)) for s in state.to_move()}
+            for event in state.apply(actions):
+                kinds.add(event.kind)
+                fields |= set(event.data)
+    named = lambda word: f"`{word}`" in section or f'"{word}"' in section  # noqa: E731
+    assert [v for v in sorted(views) if not named(v)] == [], "view members not in protocol.md"
+    assert [k for k in sorted(kinds) if not named(k)] == [], "event kinds not in protocol.md"
+    assert [f for f in sorted(fields) if not named(f)] == [], "event fields not in protocol.md"
