@@ -93,7 +93,7 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
             {
                 "deciding": deciding,
                 "decisions": [_decision_json(d.seat, d.played, d.source, d.elapsed_ms, perspective) for d in step.decisions],
-                "events": [e for e in step.events if True],
+                "events": [e for e in step.events if e.get("to") is None or perspective.shows(_int(e.get("to")))],
             }
         )
     if state.to_move():
