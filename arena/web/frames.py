@@ -93,7 +93,7 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
             {
                 "deciding": deciding,
                 "decisions": [_decision_json(d.seat, d.played, d.source, d.elapsed_ms, perspective) for d in step.decisions],
-                "events": [e for e in step.events if e.get("to") is None or perspective.shows(_int(e.get("to")))],
+                "events": [e for e in step.events if _visible(e, perspective)],
             }
         )
     if state.to_move():
@@ -114,8 +114,11 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
     }
 
 
-def _int(value: JSON) -> int:
-    return value if isinstance(value, int) else -1
+def _visible(event: dict[str, JSON], perspective: Perspective) -> bool:
+    """A private event carries its seat as an integer "to"; a string "to" is the event's own data
+    (Kolpa's `"to": "discard"`), so the event is public."""
+    to = event.get("to")
+    return not isinstance(to, int) or isinstance(to, bool) or perspective.shows(to)
 
 
 def _decision_json(seat: int, played: JSON, source: str, elapsed: float | None, perspective: Perspective) -> dict[str, JSON]:
