@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from arena.errors import ArenaError, IllegalAction, ReplayError
 from arena.games.base import GameState
 from arena.games.registry import get_game
-from arena.jsonvalue import JSON
+from arena.jsonvalue import JSON, dumps, loads
 from arena.referee.faults import Fault
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.web.replay_source import GameRecord
@@ -76,7 +76,7 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         raise ReplayError(f"seat {perspective.seat} does not exist: this game has seats 0 to {n - 1}")
     shown = [s for s in range(n) if perspective.shows(s)]
     state = _new_state(record)
-    views: dict[str, list[JSON]] = {str(s): [state.view(s)] for s in shown}
+    views: dict[str, list[JSON]] = {str(s): [_frozen(state.view(s))] for s in shown}
     labels = [round_label(record.game, state.view(shown[0]))]
     steps: list[JSON] = []
     for step in record.steps:
@@ -87,7 +87,7 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         except IllegalAction as exc:
             raise ReplayError(f"step {step.index}: the game refuses the recorded actions ({exc}); `arena verify` checks a replay") from None
         for s in shown:
-            views[str(s)].append(state.view(s))
+            views[str(s)].append(_frozen(state.view(s)))
         labels.append(round_label(record.game, state.view(shown[0])))
         steps.append(
             {
@@ -112,6 +112,11 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         "faults": [_fault_json(f, perspective) for f in record.faults],
         "result": {"points": list(record.points), "ranks": list(record.ranks), "game_ranks": list(record.game_ranks)},
     }
+
+
+def _frozen(view: dict[str, JSON]) -> JSON:
+    """A deep copy: a view may share lists with the state (Kododo's history), which later steps change."""
+    return loads(dumps(view))
 
 
 def _visible(event: dict[str, JSON], perspective: Perspective) -> bool:

@@ -45,7 +45,7 @@ def engine_frames(replay: Path, seat: int) -> tuple[list[dict], list[list[list[s
     records = read_replay(replay)
     header = records[0]
     state = get_game(header["game"]).new_game(len(header["seats"]), header["options"], header["seed"])
-    views, hands, events = [state.view(seat)], [state.snapshot()["hands"]], [[]]
+    views, hands, events = [json.loads(json.dumps(state.view(seat)))], [json.loads(json.dumps(state.snapshot()["hands"]))], [[]]
     decisions: dict[int, Any] = {}
     for r in records:
         if r["type"] == "decision":
@@ -53,8 +53,8 @@ def engine_frames(replay: Path, seat: int) -> tuple[list[dict], list[list[list[s
         elif r["type"] == "events":
             got = state.apply(decisions)
             decisions = {}
-            views.append(state.view(seat))
-            hands.append(state.snapshot()["hands"])
+            views.append(json.loads(json.dumps(state.view(seat))))  # a copy: views may share lists with the state
+            hands.append(json.loads(json.dumps(state.snapshot()["hands"])))
             events.append([e.to_json() for e in got if e.visible_to(seat)])
     return views, hands, events
 

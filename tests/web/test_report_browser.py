@@ -89,3 +89,18 @@ def test_report_command_writes_and_says_where(tournament: Path, tmp_path: Path) 
     printed = run_cli("report", str(tournament / "cup.sqlite"), "-o", str(tmp_path / "r"), "--no-viewers")
     assert (tmp_path / "r" / "index.html").resolve().as_uri() in printed
     assert not (tmp_path / "r" / "replays").exists()
+
+
+def test_viewer_shows_a_fault_where_it_happened(tournament: Path, page: Page) -> None:
+    with Store.open_existing(tournament / "cup.sqlite") as store:
+        game = next(g for g in store.games() if g.faults)
+    fault = game.faults[0]
+    page.goto((tournament / "report" / f"replays/{game.index:06d}.html").resolve().as_uri())
+    step = int(fault["step"])
+    page.fill("#step-input", str(step + 1))  # the frame after the faulty step
+    page.press("#step-input", "Enter")
+    side = page.inner_text("#side")
+    assert f"{fault['kind']} seat {fault['seat']}" in side and "bad_bot: crashing on purpose now" in side
+    assert page.locator(f'#board .seat.faulty[data-seat="{fault["seat"]}"]').count() == 1
+    assert "fallback" in side
+    screenshot(page, "viewer-kododo-fault")
