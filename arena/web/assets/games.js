@@ -107,6 +107,8 @@
     var p = ctx.pub;
     var h = '<div class="info">' + esc(p.season_name) + " · turn " + p.turn + " · " + esc(p.step) + " · deck " + p.deck +
       (p.season_card ? " · season card: " + esc(p.season_card.name) : "") + "</div>";
+    h += '<div class="legend">' + Object.keys(ELEMENTS).map(function (e) { return element(e, false) + " " + esc(e); }).join(" · ") +
+      " · ringed: a spirit</div>";
     var centre = "";
     if (p.revealed && p.revealed.length) { centre += '<div class="label">revealed</div>' + p.revealed.map(branch).join(""); }
     if (p.piles) { centre += '<div class="label">piles</div>' + p.piles.map(function (pl, i) { return '<span class="pile">' + i + ": " + pl.map(branch).join("") + "</span>"; }).join(" "); }
