@@ -104,6 +104,7 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         "game_id": clean(record.game_id, NAME_CHARS),
         "seed": record.seed,
         "players": [clean(p, NAME_CHARS) for p in record.players],
+        "time_control": record.time_control,
         "perspective": perspective.seat,
         "shown": shown,
         "views": views,

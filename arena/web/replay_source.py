@@ -48,6 +48,7 @@ class GameRecord:
     points: tuple[float, ...]
     ranks: tuple[int, ...]
     game_ranks: tuple[int, ...]
+    time_control: dict[str, JSON]
 
 
 def _int(value: Any, what: str, where: str) -> int:
@@ -103,6 +104,7 @@ def load_game_record(path: str | os.PathLike[str]) -> GameRecord:
     if not isinstance(seats, list):
         raise ReplayError(f'{path}: the header\'s "seats" must be a list')
     options = header.get("options")
+    clock = header.get("time_control")
     return GameRecord(
         game=str(header.get("game")),
         game_version=str(header.get("game_version")),
@@ -115,6 +117,7 @@ def load_game_record(path: str | os.PathLike[str]) -> GameRecord:
         points=tuple(float(p) for p in _list(result.get("points"))),
         ranks=tuple(int(r) for r in _list(result.get("ranks"))),
         game_ranks=tuple(int(r) for r in _list(result.get("game_ranks"))),
+        time_control=dict(clock) if isinstance(clock, dict) else {},
     )
 
 

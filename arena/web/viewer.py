@@ -22,7 +22,7 @@ _BODY = """
 <label>step <input id="step-input" type="number" min="0" value="0"></label>
 <label>round <select id="round-select"></select></label>
 <label>speed <select id="speed"><option value="800">slow</option><option value="300" selected>normal</option><option value="60">fast</option></select></label>
-<span id="where"></span>
+<span id="where"></span> <span id="clock" class="ms"></span>
 <span class="ms">keys: ← → space Home End</span>
 </div>
 <main><div id="layout"><div id="board"></div><div id="side"></div></div></main>

@@ -110,6 +110,9 @@
   function setup() {
     document.title = data.game + " " + data.game_id + " (" + (data.perspective === null ? "organiser" : "seat " + data.perspective) + ")";
     $("title").textContent = data.game + " · " + data.game_id + " · seed " + data.seed;
+    var tc = data.time_control || {};
+    $("clock").textContent = "clock: " + (tc.decision_ms ? tc.decision_ms + " ms a decision" : "no limit a decision") +
+      (tc.bank_ms ? ", bank " + tc.bank_ms + " ms + " + (tc.increment_ms || 0) + " ms a move" : "");
     var sel = $("perspective");
     var opts = data.perspective === null ? ['<option value="all">whole game (every hand)</option>'] : [];
     data.shown.forEach(function (s) { opts.push('<option value="' + s + '">seat ' + s + ": " + esc(data.players[s]) + "</option>"); });
