@@ -106,3 +106,27 @@ def test_embed_json_cannot_close_the_script() -> None:
     value = {"a": "</script><script>alert(1)</script><!--", "b": "\u2028"}
     text = embed_json(value)
     assert "<" not in text and json.loads(text) == value
+
+
+def test_optional_standing_fields_get_their_own_columns() -> None:
+    from dataclasses import dataclass
+
+    from arena.jsonvalue import JSON
+    from arena.tournament.ratings import Standing
+    from arena.web.report_tables import standings_table
+
+    @dataclass(frozen=True)
+    class WithInterval(Standing):
+        ci_low: float = 0.0
+        ci_high: float = 0.0
+
+        def to_json(self) -> dict[str, JSON]:
+            return {**super().to_json(), "ci_low": self.ci_low, "ci_high": self.ci_high}
+
+    row = WithInterval(1, "alpha", 10.0, 20.0, 3.3, 5, 2.0, 7.5, 1.8, 0, ci_low=17.25, ci_high=22.75)
+    html = standings_table([row])
+    headers = re.findall(r"<th[^>]*>([^<]*)</th>", html)
+    assert headers[-2:] == ["CI low", "CI high"]
+    assert '<td data-col="ci_low">17.25</td><td data-col="ci_high">22.75</td>' in html
+    plain = standings_table([Standing(1, "alpha", 10.0, 20.0, 3.3, 5, 2.0, 7.5, 1.8, 0)])
+    assert "CI low" not in plain
