@@ -107,12 +107,48 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         "time_control": record.time_control,
         "perspective": perspective.seat,
         "shown": shown,
-        "views": views,
+        "views": {seat: delta_encode(frames) for seat, frames in views.items()},
         "rounds": labels,
         "steps": steps,
         "faults": [_fault_json(f, perspective) for f in record.faults],
         "result": {"points": list(record.points), "ranks": list(record.ranks), "game_ranks": list(record.game_ranks)},
     }
+
+
+REMOVED = "$removed"
+
+
+def delta_encode(frames: list[JSON]) -> list[JSON]:
+    """The first view whole, then for each later view only its top-level keys that changed (and the
+    names of keys that went away under "$removed"): views change a little per step, pages stay small."""
+    out: list[JSON] = []
+    before: dict[str, JSON] | None = None
+    for frame in frames:
+        if before is None or not isinstance(frame, dict):
+            out.append(frame)
+        else:
+            delta: dict[str, JSON] = {k: v for k, v in frame.items() if k not in before or before[k] != v}
+            gone = [k for k in before if k not in frame]
+            if gone:
+                delta[REMOVED] = gone
+            out.append(delta)
+        before = frame if isinstance(frame, dict) else None
+    return out
+
+
+def delta_decode(deltas: list[JSON]) -> list[JSON]:
+    """The views back from `delta_encode` (what the page's script does)."""
+    out: list[JSON] = []
+    for delta in deltas:
+        if not out or not isinstance(delta, dict) or not isinstance(out[-1], dict):
+            out.append(delta)
+            continue
+        frame = {**out[-1], **{k: v for k, v in delta.items() if k != REMOVED}}
+        gone = delta.get(REMOVED)
+        for k in gone if isinstance(gone, list) else []:
+            frame.pop(str(k), None)
+        out.append(frame)
+    return out
 
 
 def _frozen(view: dict[str, JSON]) -> JSON:

@@ -12,9 +12,24 @@ from hypothesis import strategies as st
 
 from arena.cli import main
 from arena.referee.faults import Fault, FaultKind
-from arena.web.frames import Perspective, viewer_data
+from arena.web.frames import Perspective, delta_decode, delta_encode, viewer_data
 from arena.web.page import embed_json
-from arena.web.replay_source import load_game_record
+from arena.games.registry import get_game
+from arena.web.replay_source import GameRecord, load_game_record
+
+
+def expected_views(record: GameRecord, seat: int) -> list[dict]:
+    state = get_game(record.game).new_game(len(record.players), record.options, record.seed)
+    out = [json.loads(json.dumps(state.view(seat)))]
+    for step in record.steps:
+        state.apply({d.seat: d.played for d in step.decisions})
+        out.append(json.loads(json.dumps(state.view(seat))))
+    return out
+
+
+@given(st.lists(st.dictionaries(st.sampled_from("abcd"), st.integers(0, 3) | st.lists(st.integers(0, 2), max_size=2)), max_size=6))
+def test_delta_encoding_round_trips(frames: list[dict]) -> None:
+    assert delta_decode(delta_encode(frames)) == frames  # type: ignore[arg-type]
 
 
 def test_organiser_holds_every_view_and_seat_only_its_own(replays: dict[str, Path]) -> None:
@@ -22,6 +37,8 @@ def test_organiser_holds_every_view_and_seat_only_its_own(replays: dict[str, Pat
     whole = viewer_data(record, Perspective(None))
     assert sorted(whole["views"]) == ["0", "1", "2"]
     assert all(len(v) == len(record.steps) + 1 for v in whole["views"].values())
+    for seat, deltas in whole["views"].items():
+        assert delta_decode(deltas) == expected_views(record, int(seat))
     mine = viewer_data(record, Perspective(2))
     assert list(mine["views"]) == ["2"] and mine["views"]["2"] == whole["views"]["2"]
     assert mine["result"]["points"] == list(record.points)

@@ -17,6 +17,7 @@ from playwright.sync_api import Page
 from arena.games.registry import get_game
 from arena.jsonvalue import canonical
 from arena.referee.replay import read_replay
+from arena.web.frames import delta_decode
 from tests.web.conftest import run_cli, screenshot
 
 READ = """() => {
@@ -70,7 +71,9 @@ def test_seat_page_never_shows_another_seats_hand(game: str, seat: int, replays:
     data = json.loads(page.locator("#arena-data").text_content() or "")
     # The file holds seat k's views only, equal to the engine's, and no other seat's actions.
     assert list(data["views"]) == [str(seat)]
-    assert [canonical(v) for v in data["views"][str(seat)]] == [canonical(v) for v in views]
+    assert [canonical(v) for v in delta_decode(data["views"][str(seat)])] == [canonical(v) for v in views]
+    rebuilt = page.evaluate(f"() => Array.from({{length: {len(views)}}}, (_, i) => window.ArenaViewer.frame({seat}, i))")
+    assert [canonical(v) for v in rebuilt] == [canonical(v) for v in views]  # the page's own decoding
     for k, st in enumerate(data["steps"]):
         assert all(("played" in d) == (d["seat"] == seat) for d in st["decisions"])
         assert canonical(st["events"]) == canonical(events[k + 1]), f"step {k}: not the events seat {seat} was sent"

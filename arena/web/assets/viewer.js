@@ -24,9 +24,23 @@
     return seatView === "all" ? data.shown : [Number(seatView)];
   }
 
+  // Views are delta-encoded: the first whole, then only the top-level keys that changed.
+  var frames = {};
+  Object.keys(data.views).forEach(function (seat) {
+    var out = [];
+    data.views[seat].forEach(function (d, i) {
+      if (i === 0) { out.push(d); return; }
+      var f = Object.assign({}, out[i - 1], d);
+      delete f["$removed"];
+      (d["$removed"] || []).forEach(function (k) { delete f[k]; });
+      out.push(f);
+    });
+    frames[seat] = out;
+  });
+
   function frameViews(i) {
     var views = {};
-    shownSeats().forEach(function (s) { views[s] = data.views[String(s)][i]; });
+    shownSeats().forEach(function (s) { views[s] = frames[String(s)][i]; });
     return views;
   }
 
@@ -140,6 +154,7 @@
       else if (ev.key === " ") { play(); } else { return; }
       ev.preventDefault();
     });
+    window.ArenaViewer = { frame: function (seat, i) { return frames[String(seat)][i]; }, go: go };
     var m = /[#&]step=(\d+)/.exec(location.hash);
     go(m ? parseInt(m[1], 10) : 0);
   }
