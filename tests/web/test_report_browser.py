@@ -104,3 +104,21 @@ def test_viewer_shows_a_fault_where_it_happened(tournament: Path, page: Page) ->
     assert page.locator(f'#board .seat.faulty[data-seat="{fault["seat"]}"]').count() == 1
     assert "fallback" in side
     screenshot(page, "viewer-kododo-fault")
+
+
+def test_viewer_pages_are_rebuilt_only_when_missing_or_older_than_their_replay(tournament: Path) -> None:
+    import os
+
+    from arena.web.report_page import build_report
+
+    with Store.open_existing(tournament / "cup.sqlite") as store:
+        games = list(store.games())
+    first = build_report(tournament / "cup.sqlite", tournament / "report")
+    assert first.viewer_pages == 0  # `arena run` wrote them all already
+    page = tournament / "report" / f"replays/{games[1].index:06d}.html"
+    page.unlink()
+    replay = Path(str(games[2].replay_path))
+    later = page.parent.joinpath(f"{games[2].index:06d}.html").stat().st_mtime + 10
+    os.utime(replay, (later, later))
+    again = build_report(tournament / "cup.sqlite", tournament / "report")
+    assert again.viewer_pages == 2 and page.is_file()
