@@ -57,10 +57,11 @@ def replays(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).is_file() and shutil.which("chromium") is None:
-        pytest.fail(f"no Chromium at {CHROMIUM}: run `make setup` (tools/system-deps --browser installs it) or set ARENA_CHROMIUM")
+    executable = CHROMIUM if Path(CHROMIUM).is_file() else shutil.which("chromium")
+    if executable is None:
+        pytest.fail(f"no Chromium at {CHROMIUM} nor on PATH: run `make test` (tools/system-deps --browser installs it) or set ARENA_CHROMIUM")
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        b = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         try:
             yield b
         finally:
