@@ -65,3 +65,7 @@ class ReplayError(ArenaError):
 
 class StoreError(ArenaError):
     pass
+
+
+class ReportError(ArenaError):
+    """The HTML report or a viewer page cannot be written."""

@@ -31,6 +31,11 @@ def run_command(config: str, fresh: bool, concurrency: int | None, restart_bots:
     click.echo(report.table(summary.standings))
     if summary.bot_faults:
         click.echo(report.bot_faults([(name, f.kind.value, f.detail) for name, f in summary.bot_faults]), err=True)
+    if cfg.report is not None:
+        from arena.web.report_page import build_report
+
+        written = build_report(summary.store, cfg.report)
+        click.echo(f"report: {written.index.resolve().as_uri()}")
     if summary.interrupted:
         click.echo(f"interrupted: run `arena run {config}` again to play the {summary.total - summary.stored} games left", err=True)
         sys.exit(130)

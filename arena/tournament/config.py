@@ -82,6 +82,7 @@ class TournamentConfig:
     store: Path
     replays: Path | None
     raw: Mapping[str, JSON] = field(repr=False, default_factory=dict)
+    report: Path | None = None  # output.report: the HTML report folder `arena run` writes at the end
 
     @property
     def names(self) -> list[str]:
@@ -315,10 +316,12 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     concurrency = r.integer(top.get("concurrency"), "concurrency", minimum=1, allow_null=True)
     restart_bots = r.boolean(top.get("restart_bots", False), "restart_bots")
 
-    output = r.mapping(top.get("output") or {}, "output", {"store", "replays"})
+    output = r.mapping(top.get("output") or {}, "output", {"store", "replays", "report"})
     store = root / (r.string(output["store"], "output.store") if "store" in output else f"out/{name}.sqlite")
     replays_raw = output.get("replays")
     replays = None if replays_raw is None else root / r.string(replays_raw, "output.replays")
+    report_raw = output.get("report")
+    report = None if report_raw is None else root / r.string(report_raw, "output.report")
 
     return TournamentConfig(
         path=file,
@@ -337,6 +340,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         store=store.resolve(),
         replays=replays.resolve() if replays is not None else None,
         raw=top,
+        report=report.resolve() if report is not None else None,
     )
 
 
