@@ -1,0 +1,282 @@
+"""Drives a conformance run: the plan of games, the bot's processes, and the evidence they leave.
+
+Two processes of the bot are used. The main one does the handshake, then plays games one after the
+other (every player count, every option value, the bot's seat rotating, more games while a decision or
+event kind found by exploring the game has not reached it yet), its memory sampled before each game,
+and finally gets `shutdown`. A second, fresh process plays one game full of what later protocol
+versions may add (unknown message types, members and event kinds), so that a failure there is known
+to be about those and not about, say, the second game of a process.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from arena import __version__
+from arena.checkbot.driver import UNKNOWN_MEMBER, UNKNOWN_VALUE, GameConfig, GameDriver, GameRecord, RequestIds
+from arena.checkbot.session import BotSession, Clock
+from arena.errors import BotStartError
+from arena.games.base import GameSpec
+from arena.games.registry import get_game
+from arena.jsonvalue import JSON
+from arena.protocol import ProtocolViolation, hello_message, parse_hello, shutdown_message
+from arena.rng import Rng, derive_seed
+from arena.textsafe import NAME_CHARS, clean
+
+EXPLORE_GAMES = 12  # random in-process games per configuration to learn the game's kinds
+EXPLORE_SECONDS = 0.25  # ... or at most this long per configuration
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    game: str
+    command: tuple[str, ...]
+    games: int | None = None  # main-process games; None: every configuration twice (quick: once)
+    quick: bool = False
+    decision_ms: int = 1000
+    startup_ms: int = 10_000
+    shutdown_ms: int = 1000  # the referee's grace between shutdown and SIGTERM
+    seed: int = 1
+    cwd: str | None = None
+    sandbox: bool = False
+
+
+@dataclass
+class Handshake:
+    elapsed_ms: float | None = None  # when the first line arrived, if it did
+    name: str = ""
+    version: str = ""
+    problem: str | None = None  # why there is no usable hello
+
+
+@dataclass
+class Shutdown:
+    exit_code: int | None = None
+    after_shutdown_ms: float | None = None  # exited this long after the shutdown message
+    after_eof_ms: float | None = None  # ... or only after its stdin was closed
+    already_gone: str | None = None  # the process had died before shutdown
+
+
+@dataclass
+class Evidence:
+    """Everything the run saw; `checks.evaluate` turns it into verdicts."""
+
+    options: CheckOptions
+    spec: GameSpec
+    configs: list[GameConfig]
+    decision_universe: dict[str, float] = field(default_factory=dict)  # kind -> share of explored seat-games
+    event_universe: dict[str, float] = field(default_factory=dict)
+    handshake: Handshake = field(default_factory=Handshake)
+    games: list[GameRecord] = field(default_factory=list)
+    rss_kb: list[tuple[int, int]] = field(default_factory=list)  # (games played before, kB)
+    shutdown: Shutdown | None = None
+    probe_handshake: Handshake = field(default_factory=Handshake)
+    probe: GameRecord | None = None
+    duration_s: float = 0.0
+
+
+def plan_configs(spec: GameSpec) -> list[GameConfig]:
+    """Every player count with default options, then each option at each non-default value."""
+    configs = [GameConfig(n, {}) for n in range(spec.min_seats, spec.max_seats + 1)]
+    counts = list(range(spec.min_seats, spec.max_seats + 1))
+    for option in spec.options:
+        values: list[JSON] = []
+        if option.choices is not None:
+            values = [c for c in option.choices if c != option.default]
+        elif option.type is bool:
+            values = [not option.default]
+        elif option.type is int:
+            values = [option.minimum if option.minimum is not None else option.default + 1]
+        for value in values:
+            configs.append(GameConfig(counts[len(configs) % len(counts)], {option.name: value}))
+    return configs
+
+
+def explore(spec: GameSpec, configs: Sequence[GameConfig], seed: int, clock: Clock = time.monotonic
+            ) -> tuple[dict[str, float], dict[str, float], dict[int, set[str]]]:
+    """Kinds of decision and event random play meets, with the share of seat-games that met each;
+    and for each configuration index the kinds it met (to steer extra games)."""
+    from arena.checkbot.driver import decision_kind
+
+    decisions: dict[str, int] = {}
+    events: dict[str, int] = {}
+    by_config: dict[int, set[str]] = {}
+    seat_games = 0
+    for index, config in enumerate(configs):
+        deadline = clock() + EXPLORE_SECONDS
+        found: set[str] = set()
+        for g in range(EXPLORE_GAMES):
+            if g and clock() > deadline:
+                break
+            game_seed = derive_seed(seed, "explore", index, g)
+            state = spec.new_game(config.players, config.options, game_seed)
+            rng = Rng(game_seed)
+            seen_d: list[set[str]] = [set() for _ in range(config.players)]
+            seen_e: list[set[str]] = [set() for _ in range(config.players)]
+            while state.to_move():
+                actions = {}
+                for s in state.to_move():
+                    seen_d[s].add(decision_kind(state.view(s)))
+                    legal = state.legal_actions(s)
+                    actions[s] = legal[rng.below(len(legal))]
+                for event in state.apply(actions):
+                    for s in range(config.players):
+                        if event.visible_to(s):
+                            seen_e[s].add(event.kind)
+            for s in range(config.players):
+                seat_games += 1
+                for kind in seen_d[s]:
+                    decisions[kind] = decisions.get(kind, 0) + 1
+                for kind in seen_e[s]:
+                    events[kind] = events.get(kind, 0) + 1
+                found |= {f"d:{k}" for k in seen_d[s]} | {f"e:{k}" for k in seen_e[s]}
+        by_config[index] = found
+    share = max(seat_games, 1)
+    return ({k: v / share for k, v in decisions.items()}, {k: v / share for k, v in events.items()}, by_config)
+
+
+def handshake(session: BotSession, startup_ms: int, *, unknown_member: bool = False) -> Handshake:
+    """Send hello and wait for the bot's: up to twice the allowance, so a late bot's time is known."""
+    hello: dict[str, JSON] = hello_message(__version__)
+    if unknown_member:
+        hello[UNKNOWN_MEMBER] = UNKNOWN_VALUE
+    result = Handshake()
+    if not session.send(hello):
+        result.problem = "it closed its stdin before the hello"
+        return result
+    line = session.next_line(session.started_at + min(2 * startup_ms, startup_ms + 10_000) / 1000)
+    if line.timeout:
+        result.problem = f"no hello within {min(2 * startup_ms, startup_ms + 10_000)} ms"
+    elif line.eof:
+        code = session.wait_exit(0.5)
+        result.problem = f"it exited (status {code}) before its hello"
+    else:
+        result.elapsed_ms = (line.at - session.started_at) * 1000
+        try:
+            if line.raw is not None:
+                raise ProtocolViolation(f"its first line is not JSON: {line.raw!r}")
+            bot = parse_hello(line.message)
+            result.name, result.version = clean(bot.name, NAME_CHARS), clean(bot.version, NAME_CHARS)
+        except ProtocolViolation as exc:
+            result.problem = f"bad hello: {clean(str(exc), 300)}"
+    if result.problem is not None:
+        tail = session.stderr_tail()
+        result.problem += f"; stderr ends with: {' | '.join(tail[-3:])}" if tail else "; nothing on stderr"
+    return result
+
+
+def shutdown(session: BotSession, grace_ms: int) -> Shutdown:
+    result = Shutdown()
+    code = session.exit_code()
+    if code is not None:
+        result.already_gone = f"it had exited (status {code}) before the shutdown"
+        result.exit_code = code
+        return result
+    sent = session.clock()
+    session.send(shutdown_message())
+    code = session.wait_exit(grace_ms / 1000)
+    if code is not None:
+        result.after_shutdown_ms = (session.clock() - sent) * 1000
+    else:
+        session.close_stdin()
+        eof = session.clock()
+        code = session.wait_exit(grace_ms / 1000)
+        if code is not None:
+            result.after_eof_ms = (session.clock() - eof) * 1000
+    result.exit_code = code
+    return result
+
+
+def run_check(options: CheckOptions, progress: Callable[[str], None] | None = None,
+              clock: Clock = time.monotonic) -> Evidence:
+    spec = get_game(options.game)
+    began = clock()
+    say = progress or (lambda _text: None)
+    configs = plan_configs(spec)
+    evidence = Evidence(options, spec, configs)
+    say(f"exploring {spec.name}: {len(configs)} configurations")
+    decisions, events, by_config = explore(spec, configs, options.seed, clock)
+    evidence.decision_universe, evidence.event_universe = decisions, events
+    _main_process(evidence, by_config, say, clock)
+    say("probing unknown messages on a fresh process")
+    _probe_process(evidence, clock)
+    evidence.duration_s = clock() - began
+    return evidence
+
+
+def _start(options: CheckOptions, clock: Clock) -> BotSession:
+    return BotSession(options.command, cwd=options.cwd, sandbox=options.sandbox, clock=clock)
+
+
+def _main_process(evidence: Evidence, by_config: dict[int, set[str]], say: Callable[[str], None], clock: Clock) -> None:
+    options, configs = evidence.options, evidence.configs
+    planned = options.games if options.games is not None else len(configs) * (1 if options.quick else 2)
+    limit = planned if options.quick or options.games is not None else planned + len(configs)
+    session = _start(options, clock)
+    try:
+        evidence.handshake = handshake(session, options.startup_ms)
+        if evidence.handshake.problem is not None:
+            return
+        ids = RequestIds()
+        driver = GameDriver(evidence.spec, session, ids, options.decision_ms)
+        seen: set[str] = set()
+        wanted = {f"d:{k}" for k in evidence.decision_universe} | {f"e:{k}" for k in evidence.event_universe}
+        for number in range(1, limit + 1):
+            if number > planned and wanted <= seen:
+                break
+            index = _next_config(number, configs, by_config, wanted - seen)
+            config = configs[index]
+            rss = session.group_rss_kb()
+            if rss is not None:
+                evidence.rss_kb.append((number - 1, rss))
+            seed = derive_seed(options.seed, "game", number)
+            record = GameRecord(number, config, (number - 1) % config.players, seed, injected=False)
+            say(f"game {number}: {config.label()}, seat {record.seat}")
+            driver.play(record)
+            evidence.games.append(record)
+            seen |= {f"d:{k}" for k in record.decision_kinds} | {f"e:{k}" for k in record.event_kinds}
+            if record.failure is not None or not record.finished:
+                return
+        rss = session.group_rss_kb()
+        if rss is not None:
+            evidence.rss_kb.append((len(evidence.games), rss))
+        for line in session.drain(0.05):  # anything said after the last game is noise too
+            if evidence.games and not line.eof:
+                last = evidence.games[-1]
+                last.noise_count += 1
+                last.noise.append(f"after the last game: {line.raw if line.raw is not None else clean(repr(line.message), 200)!r}")
+        evidence.shutdown = shutdown(session, options.shutdown_ms)
+    finally:
+        session.close()
+
+
+def _next_config(number: int, configs: Sequence[GameConfig], by_config: dict[int, set[str]], missing: set[str]) -> int:
+    """Every configuration in turn; past the plan, the one where random play met most missing kinds."""
+    if number <= 2 * len(configs) or not missing:
+        return (number - 1) % len(configs)
+    return max(range(len(configs)), key=lambda i: (len(by_config.get(i, set()) & missing), -i))
+
+
+def _probe_process(evidence: Evidence, clock: Clock) -> None:
+    options = evidence.options
+    try:
+        session = _start(options, clock)
+    except BotStartError as exc:
+        evidence.probe_handshake.problem = str(exc)
+        return
+    try:
+        evidence.probe_handshake = handshake(session, options.startup_ms, unknown_member=True)
+        if evidence.probe_handshake.problem is not None:
+            return
+        config = evidence.configs[0]
+        record = GameRecord(1, config, 0, derive_seed(options.seed, "probe"), injected=True)
+        evidence.probe = GameDriver(evidence.spec, session, RequestIds(), options.decision_ms).play(record)
+        if record.finished:
+            for line in session.drain(0.05):
+                if not line.eof:
+                    record.noise_count += 1
+                    record.noise.append("after the end message: a stray line")
+    finally:
+        session.close()

@@ -1,0 +1,272 @@
+"""A protocol session with one bot process, lower-level than the referee's, for conformance probes.
+
+The referee hides what a checker must see (every line, its exact time, the exit after shutdown), and
+never sends what a checker must send (unknown message types and members). So check-bot speaks to the
+bot itself: `subprocess` plus the message builders of `arena.protocol` and the canonical encoder.
+Pipes are read with `select` and `os.read` into bounded buffers; the bot runs in its own process
+group, which `close` always kills.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from arena.errors import BotStartError
+from arena.jsonvalue import JSON, dumps_line, loads
+from arena.textsafe import clean_bytes
+
+MAX_LINE_BYTES = 1_000_000  # the protocol's limit on a bot's line
+STDERR_TAIL = 20
+Clock = Callable[[], float]
+
+
+def launch_argv(command: Sequence[str], sandbox: bool) -> tuple[str, ...]:
+    """The argv that runs `command`: the single place where check-bot puts a bot in the sandbox.
+
+    The sandbox (arena/sandbox) is being built beside this tool; until its entry point lands, asking
+    for it is refused rather than silently running the bot unconfined.
+    """
+    if sandbox:
+        raise BotStartError("check-bot: the sandbox is not available in this build; run without --sandbox")
+    return tuple(command)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One thing read from the bot's stdout: a decoded message, or `raw` text that was not JSON.
+
+    `eof` marks the end of its stdout; `timeout` that nothing complete arrived before the deadline.
+    """
+
+    at: float
+    message: JSON = None
+    raw: str | None = None
+    eof: bool = False
+    timeout: bool = False
+
+    @property
+    def is_json(self) -> bool:
+        return not (self.eof or self.timeout) and self.raw is None
+
+
+class BotSession:
+    """One bot process and its pipes. Not thread-safe; `close` in a `finally`."""
+
+    def __init__(self, command: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
+                 sandbox: bool = False, clock: Clock = time.monotonic) -> None:
+        argv = launch_argv(command, sandbox)
+        self.clock = clock
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        self.started_at = clock()
+        try:
+            self.proc = subprocess.Popen(
+                list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=cwd, env=full_env, bufsize=0, close_fds=True, start_new_session=True,
+            )
+        except OSError as exc:
+            raise BotStartError(f"cannot start {' '.join(argv)!r}: {exc.strerror or exc} (check the path, "
+                                "or give the interpreter, e.g. 'python3 bot.py')") from exc
+        assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
+        self._in = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        self._err = self.proc.stderr.fileno()
+        for fd in (self._in, self._out, self._err):
+            os.set_blocking(fd, False)
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(self._out, selectors.EVENT_READ)
+        self._sel.register(self._err, selectors.EVENT_READ)
+        self._buf = bytearray()
+        self._discarding = False
+        self._lines: collections.deque[Line] = collections.deque()
+        self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        self._err_buf = bytearray()
+        self.out_eof = False
+        self.stdin_closed = False
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def stderr_tail(self) -> tuple[str, ...]:
+        return tuple(self._tail)
+
+    def exit_code(self) -> int | None:
+        return self.proc.poll()
+
+    # --- writing ----------------------------------------------------------------------------------
+
+    def send(self, message: Mapping[str, JSON], timeout: float = 5.0) -> bool:
+        """Write one message within `timeout` seconds; False if the bot no longer reads its stdin."""
+        if self.stdin_closed:
+            return False
+        data = memoryview(dumps_line(dict(message)))
+        deadline = self.clock() + timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(self._in, selectors.EVENT_WRITE)
+            while data:
+                try:
+                    written = os.write(self._in, data)
+                except BlockingIOError:
+                    written = 0
+                except OSError:
+                    self.stdin_closed = True
+                    return False
+                data = data[written:]
+                if data:
+                    remaining = deadline - self.clock()
+                    if remaining <= 0:
+                        return False
+                    sel.select(min(remaining, 0.05))
+                    self._pump(0)  # a bot blocked on a full stdout pipe must be able to go on
+        return True
+
+    def close_stdin(self) -> None:
+        if not self.stdin_closed and self.proc.stdin is not None:
+            self.stdin_closed = True
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    def next_line(self, deadline: float) -> Line:
+        """The next complete stdout line, or an eof / timeout marker (stderr is drained meanwhile)."""
+        while not self._lines:
+            if self.out_eof:
+                return Line(self.clock(), eof=True)
+            remaining = deadline - self.clock()
+            if remaining <= 0:
+                return Line(self.clock(), timeout=True)
+            self._pump(remaining)
+        return self._lines.popleft()
+
+    def drain(self, seconds: float = 0.0) -> list[Line]:
+        """Every line available within `seconds` (stray output between messages)."""
+        deadline = self.clock() + seconds
+        self._pump(max(0.0, seconds))
+        while self.clock() < deadline and not self.out_eof:
+            self._pump(deadline - self.clock())
+        lines = list(self._lines)
+        self._lines.clear()
+        return lines
+
+    def _pump(self, timeout: float) -> None:
+        for key, _ in self._sel.select(timeout):
+            if key.fd == self._err:
+                self._read_err()
+            else:
+                self._read_out()
+
+    def _read_out(self) -> None:
+        try:
+            data = os.read(self._out, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        now = self.clock()
+        if not data:
+            self.out_eof = True
+            self._sel.unregister(self._out)
+            return
+        parts = data.split(b"\n")
+        for part in parts[:-1]:
+            if self._discarding:
+                self._discarding = False
+                continue
+            self._buf += part
+            self._lines.append(self._decode(bytes(self._buf), now))
+            self._buf.clear()
+        if not self._discarding:
+            self._buf += parts[-1]
+            if len(self._buf) > MAX_LINE_BYTES:
+                self._lines.append(Line(now, raw=f"a line over {MAX_LINE_BYTES} bytes"))
+                self._buf.clear()
+                self._discarding = True
+
+    @staticmethod
+    def _decode(data: bytes, now: float) -> Line:
+        if data.endswith(b"\r"):
+            data = data[:-1]
+        try:
+            return Line(now, message=loads(data))
+        except ValueError:
+            return Line(now, raw=clean_bytes(data, 200))
+
+    def _read_err(self) -> None:
+        try:
+            data = os.read(self._err, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._sel.unregister(self._err)
+            return
+        parts = (bytes(self._err_buf) + data).split(b"\n")
+        for part in parts[:-1]:
+            self._tail.append(clean_bytes(part))
+        self._err_buf = bytearray(parts[-1][:4096])
+
+    # --- resources and the end --------------------------------------------------------------------
+
+    def group_rss_kb(self) -> int | None:
+        """Resident memory (VmRSS) summed over the bot's process group, or None without /proc."""
+        total = 0
+        found = False
+        for entry in os.listdir("/proc") if os.path.isdir("/proc/self") else []:
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    stat = fh.read()
+                fields = stat[stat.rfind(b")") + 2:].split()
+                if int(fields[2]) != self.pid:
+                    continue
+                with open(f"/proc/{entry}/status", "rb") as fh:
+                    for row in fh:
+                        if row.startswith(b"VmRSS:"):
+                            total += int(row.split()[1])
+                            found = True
+            except (OSError, ValueError, IndexError):
+                continue
+        return total if found else None
+
+    def wait_exit(self, seconds: float) -> int | None:
+        """Wait up to `seconds` for the process to exit, draining its pipes; its status or None."""
+        deadline = self.clock() + seconds
+        while True:
+            code = self.proc.poll()
+            if code is not None:
+                return code
+            remaining = deadline - self.clock()
+            if remaining <= 0:
+                return None
+            self._pump(min(remaining, 0.01))
+
+    def close(self) -> None:
+        """Kill the whole process group and reap it; idempotent."""
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(5.0)
+        except subprocess.TimeoutExpired:
+            pass
+        self._sel.close()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
