@@ -6,10 +6,11 @@ Thresholds (also in the README):
 - handshake: a valid hello within `startup_ms` of the start.
 - latency: no time-out and every answer within `decision_ms`; a warning when the 99th percentile
   uses more than half of it (a loaded tournament machine is slower than yours).
-- memory: resident memory of the bot's process group, sampled before every game, from the sample
-  after the first game (warm-up) to the end. Fail when it grew by more than 64 MB, or, over at least
-  10 games, by more than 16 MB at a pace of over 1 MB a game (1 GB over a 1,000-game tournament);
-  a warning at over 256 kB a game, or when fewer than 5 games were measured.
+- memory: resident memory (VmRSS) of the bot's process group, sampled before every game and after
+  the last; judged from the sample a third of the way in (after the warm-up of caches and JITs) to
+  the end, when at least 5 games were measured. Fail when it grew by more than 64 MB, or, over at
+  least 10 games, by more than 16 MB at a pace of over 1 MB a game (1 GB over a 1,000-game
+  tournament); a warning at over 256 kB a game over at least 10 games.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Callable
 
 from arena.checkbot.driver import GameRecord
 from arena.checkbot.runner import Evidence
+
+SHOWN = 5  # evidence lines shown per check
 
 MEMORY_FAIL_KB = 64 * 1024
 MEMORY_LEAK_MIN_KB = 16 * 1024
@@ -74,12 +77,14 @@ def check_games(evidence: Evidence) -> CheckResult:
     if skipped:
         return skipped
     games = evidence.games
-    failed = next((g for g in games if g.failure is not None or not g.finished), None)
+    failed = _first_failure(evidence)
     if failed is not None:
         notes = [failed.failure or f"{failed.where()} did not finish"]
-        if failed.number > 1 and all(g.finished for g in games[: failed.number - 1]):
+        if failed.number > 1 and _stuck_from_start(failed):
             notes.append(f"the {failed.number - 1} game(s) before it went well on the same process: does the bot "
                          "flush stdout after every message, and reset its state at each start?")
+        elif failed.number > 1:
+            notes.append(f"the {failed.number - 1} game(s) before it went well on the same process: see configurations")
         return CheckResult("games", Status.FAIL, f"game {failed.number} on one process failed", tuple(notes))
     if len(games) < 2:
         return CheckResult("games", Status.WARN, "only one game was played: raise --games")
@@ -91,23 +96,37 @@ def check_configurations(evidence: Evidence) -> CheckResult:
     skipped = _skip("configurations", evidence)
     if skipped:
         return skipped
+    failed = _first_failure(evidence)
+    if failed is not None:
+        first_time = all(g.config != failed.config for g in evidence.games[: failed.number - 1])
+        if first_time and not _stuck_from_start(failed):
+            return CheckResult("configurations", Status.FAIL, f"failed its first game with {failed.config.label()}",
+                               (failed.failure or "",))
+        return CheckResult("configurations", Status.SKIP, f"cut short by the failure of game {failed.number} (see games)")
     notes = []
     for config in evidence.configs:
-        games = [g for g in evidence.games if g.config == config]
-        if not games:
-            notes.append(f"{config.label()}: not played")
-        elif any(g.failure is not None or not g.finished for g in games):
-            return CheckResult("configurations", Status.FAIL, f"failed a game with {config.label()}",
-                               tuple(g.failure or "" for g in games if g.failure))
-        else:
-            notes.append(f"{config.label()}: {len(games)} game(s) fine")
+        count = sum(1 for g in evidence.games if g.config == config)
+        notes.append(f"{config.label()}: {count} game(s) fine" if count else f"{config.label()}: not played")
     missing = sum(1 for n in notes if n.endswith("not played"))
     if missing:
         return CheckResult("configurations", Status.WARN, f"{missing} of {len(evidence.configs)} configurations "
                            "not played (raise --games)", tuple(notes))
     spec = evidence.spec
-    return CheckResult("configurations", Status.PASS, f"every player count ({spec.min_seats}-{spec.max_seats}) and "
-                       f"option value ({len(evidence.configs)} configurations)", tuple(notes))
+    return CheckResult("configurations", Status.PASS, f"every player count ({_span(spec.min_seats, spec.max_seats)}) "
+                       f"and option value ({len(evidence.configs)} configurations)", tuple(notes))
+
+
+def _first_failure(evidence: Evidence) -> GameRecord | None:
+    return next((g for g in evidence.games if g.failure is not None or not g.finished), None)
+
+
+def _stuck_from_start(game: GameRecord) -> bool:
+    """Silent from its first request on: typical of output left in a buffer."""
+    return bool(game.timeouts) and not game.crashed and game.requests <= len(game.timeouts)
+
+
+def _span(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}-{high}"
 
 
 def _coverage(universe: dict[str, float], seen: set[str]) -> tuple[list[str], list[str]]:
@@ -120,11 +139,14 @@ def check_decisions(evidence: Evidence) -> CheckResult:
     if skipped:
         return skipped
     seen = set().union(*(g.decision_kinds for g in evidence.games))
-    illegal = [note for g in evidence.games for note in g.illegal]
+    illegal = [note for g in evidence.games for note in g.illegal][:SHOWN]
+    count = sum(g.illegal_count for g in evidence.games)
     kinds, missing = _coverage(evidence.decision_universe, seen)
     notes = (f"kinds seen: {', '.join(kinds) or 'none'}",) + tuple(f"not reached: {m}" for m in missing)
-    if illegal:
-        return CheckResult("decisions", Status.FAIL, f"{len(illegal)}+ illegal answer(s)", tuple(illegal) + notes)
+    if count:
+        bad = sorted({k for g in evidence.games for k in g.illegal_kinds})
+        return CheckResult("decisions", Status.FAIL, f"{count} illegal answer(s), to {', '.join(bad)} decisions",
+                           tuple(illegal) + notes)
     if missing:
         return CheckResult("decisions", Status.WARN, f"{len(missing)} decision kind(s) never reached the bot "
                            "(raise --games)", notes)
@@ -139,10 +161,10 @@ def check_events(evidence: Evidence) -> CheckResult:
     seen = set().union(*(g.event_kinds for g in evidence.games))
     kinds, missing = _coverage(evidence.event_universe, seen)
     notes = (f"kinds seen: {', '.join(kinds) or 'none'}",) + tuple(f"not reached: {m}" for m in missing)
-    failed = next((g for g in evidence.games if g.failure is not None and g.last_events), None)
+    failed = next((g for g in evidence.games if g.crashed and g.last_events), None)
     if failed is not None:
-        return CheckResult("events", Status.FAIL, f"the bot failed right after events {', '.join(failed.last_events)}",
-                           (failed.failure or "",) + notes)
+        return CheckResult("events", Status.FAIL, f"the bot exited on the first message carrying event kind(s) "
+                           f"{', '.join(failed.last_events)}", (failed.failure or "",) + notes)
     if missing:
         return CheckResult("events", Status.WARN, f"{len(missing)} event kind(s) never reached the bot (raise --games)", notes)
     return CheckResult("events", Status.PASS, f"every event kind ({len(kinds)}) reached the bot", notes)
@@ -160,10 +182,17 @@ def check_unknown(evidence: Evidence) -> CheckResult:
     where = f"after {probe.last_injection}" if probe.last_injection else "at the start"
     if probe.failure is not None:
         return CheckResult(name, Status.FAIL, f"the bot failed {where}", (probe.failure,))
-    problems = probe.noise + probe.illegal + probe.timeouts
+    main = evidence.games
+    problems = []  # what the probe showed and the main games did not: the unknown messages' doing
+    if probe.noise_count and not any(g.noise_count for g in main):
+        problems += probe.noise
+    if probe.illegal_count and not any(g.illegal_count for g in main):
+        problems += probe.illegal
+    if probe.timeouts and not any(g.timeouts for g in main):
+        problems += probe.timeouts
     if problems:
         return CheckResult(name, Status.FAIL, "the bot reacted to unknown messages, members or event kinds",
-                           tuple(problems))
+                           tuple(problems[:SHOWN]))
     return CheckResult(name, Status.PASS, f"ignored on a fresh process: a message of unknown type before each message, "
                        f"an unknown member in each, an unknown event kind in each request ({probe.requests} requests)")
 
@@ -229,9 +258,10 @@ def check_memory(evidence: Evidence) -> CheckResult:
     if skipped:
         return skipped
     samples = [s for s in evidence.rss_kb if s[0] >= 1]
-    if len(samples) < 2:
-        return CheckResult("memory", Status.SKIP, "not measured (needs /proc and two games)")
-    (first_games, first_kb), (last_games, last_kb) = samples[0], samples[-1]
+    if len(samples) < MEMORY_MIN_GAMES:
+        return CheckResult("memory", Status.SKIP, f"not judged: {len(samples)} game(s) measured, it takes "
+                           f"{MEMORY_MIN_GAMES} (run without --quick, or raise --games)")
+    (first_games, first_kb), (last_games, last_kb) = samples[len(samples) // 3], samples[-1]
     games = last_games - first_games
     growth = last_kb - first_kb
     pace = growth / games
@@ -240,10 +270,8 @@ def check_memory(evidence: Evidence) -> CheckResult:
     if growth > MEMORY_FAIL_KB or (games >= MEMORY_LEAK_MIN_GAMES and growth > MEMORY_LEAK_MIN_KB
                                    and pace > MEMORY_LEAK_PER_GAME_KB):
         return CheckResult("memory", Status.FAIL, f"{said}: it leaks", ("a long tournament would exhaust its memory",))
-    if pace > MEMORY_WARN_PER_GAME_KB:
+    if games >= MEMORY_LEAK_MIN_GAMES and pace > MEMORY_WARN_PER_GAME_KB:
         return CheckResult("memory", Status.WARN, f"{said}: growing", ("run more games to tell a cache from a leak",))
-    if games + 1 < MEMORY_MIN_GAMES:
-        return CheckResult("memory", Status.WARN, f"{said}; too few games to judge (raise --games)")
     return CheckResult("memory", Status.PASS, said)
 
 

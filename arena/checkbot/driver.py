@@ -59,12 +59,15 @@ class GameRecord:
     decision_kinds: set[str] = field(default_factory=set)
     event_kinds: set[str] = field(default_factory=set)
     illegal: list[str] = field(default_factory=list)
+    illegal_count: int = 0
+    illegal_kinds: set[str] = field(default_factory=set)
     noise: list[str] = field(default_factory=list)
     noise_count: int = 0
     timeouts: list[str] = field(default_factory=list)
     failure: str | None = None  # crash, stuck or silent: the game was given up here
     last_injection: str | None = None
-    last_events: list[str] = field(default_factory=list)  # event kinds in the last message sent
+    last_events: list[str] = field(default_factory=list)  # event kinds new to the process in the last message
+    crashed: bool = False  # the failure is the process's exit
     finished: bool = False
 
     def where(self) -> str:
@@ -96,6 +99,11 @@ class GameDriver:
         self.session = session
         self.ids = ids
         self.decision_ms = decision_ms
+        self.delivered: set[str] = set()  # event kinds this process has been sent
+
+    def _note_events(self, kinds: set[str], record: GameRecord) -> None:
+        record.last_events = sorted(kinds - self.delivered)
+        self.delivered |= kinds
 
     def play(self, record: GameRecord) -> GameRecord:
         spec, session, seat = self.spec, self.session, record.seat
@@ -130,7 +138,7 @@ class GameDriver:
                     legal=state.legal_actions(s), clock=self.clock_report(), events=events,
                 )
                 delivered = {e.get("kind") for e in events if isinstance(e, dict)}
-                record.last_events = sorted(k for k in delivered if isinstance(k, str))
+                self._note_events({k for k in delivered if isinstance(k, str)}, record)
                 events = []
                 if not self._send(record, message, f"request {ask.rid} ({kind} decision)"):
                     return record
@@ -147,7 +155,7 @@ class GameDriver:
         if record.injected:
             events.append({"kind": UNKNOWN_EVENT, **UNKNOWN_VALUE})
         result: dict[str, JSON] = {**outcome.to_json(), "game_ranks": list(outcome.ranks), "faults": []}
-        record.last_events = sorted({e["kind"] for e in events})
+        self._note_events({e["kind"] for e in events}, record)
         end = end_message(game_id=game_id, game=spec.name, seat=seat, events=events, result=result)
         if self._send(record, end, "the end message"):
             record.event_kinds.update(e["kind"] for e in events if e["kind"] != UNKNOWN_EVENT)
@@ -207,6 +215,8 @@ class GameDriver:
             try:
                 state.check(record.seat, action)
             except IllegalAction as exc:
+                record.illegal_count += 1
+                record.illegal_kinds.add(ask.kind)
                 if len(record.illegal) < MAX_NOTES:
                     record.illegal.append(f"{record.where()}, step {ask.step}, request {ask.rid}: illegal answer to a "
                                           f"{ask.kind!r} decision: {clean(dumps_str(action), 200)}: {clean(exc.reason, 300)}")
@@ -246,6 +256,7 @@ class GameDriver:
         tail = self.session.stderr_tail()
         hint = f"; stderr ends with: {' | '.join(tail[-3:])}" if tail else ""
         record.failure = f"{record.where()}: {status}: {why}{hint}"
+        record.crashed = code is not None
         return False
 
 

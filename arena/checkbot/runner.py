@@ -27,6 +27,8 @@ from arena.textsafe import NAME_CHARS, clean
 
 EXPLORE_GAMES = 12  # random in-process games per configuration to learn the game's kinds
 EXPLORE_SECONDS = 0.25  # ... or at most this long per configuration
+MIN_GAMES = 12  # main-process games of a full run (more when the game has many configurations)
+QUICK_MIN_GAMES = 3
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,7 @@ def explore(spec: GameSpec, configs: Sequence[GameConfig], seed: int, clock: Clo
 
 
 def handshake(session: BotSession, startup_ms: int, *, unknown_member: bool = False) -> Handshake:
-    """Send hello and wait for the bot's: up to twice the allowance, so a late bot's time is known."""
+    """Send hello and wait for the bot's, past the allowance so that a late bot's time is known."""
     hello: dict[str, JSON] = hello_message(__version__)
     if unknown_member:
         hello[UNKNOWN_MEMBER] = UNKNOWN_VALUE
@@ -146,9 +148,10 @@ def handshake(session: BotSession, startup_ms: int, *, unknown_member: bool = Fa
     if not session.send(hello):
         result.problem = "it closed its stdin before the hello"
         return result
-    line = session.next_line(session.started_at + min(2 * startup_ms, startup_ms + 10_000) / 1000)
+    waited = startup_ms + max(2000, min(startup_ms, 10_000))  # past the allowance, to tell how late it is
+    line = session.next_line(session.started_at + waited / 1000)
     if line.timeout:
-        result.problem = f"no hello within {min(2 * startup_ms, startup_ms + 10_000)} ms"
+        result.problem = f"no hello within {waited} ms (the allowance is {startup_ms} ms)"
     elif line.eof:
         code = session.wait_exit(0.5)
         result.problem = f"it exited (status {code}) before its hello"
@@ -212,7 +215,10 @@ def _start(options: CheckOptions, clock: Clock) -> BotSession:
 
 def _main_process(evidence: Evidence, by_config: dict[int, set[str]], say: Callable[[str], None], clock: Clock) -> None:
     options, configs = evidence.options, evidence.configs
-    planned = options.games if options.games is not None else len(configs) * (1 if options.quick else 2)
+    if options.games is not None:
+        planned = options.games
+    else:
+        planned = max(len(configs), QUICK_MIN_GAMES) if options.quick else max(2 * len(configs), MIN_GAMES)
     limit = planned if options.quick or options.games is not None else planned + len(configs)
     session = _start(options, clock)
     try:
