@@ -147,6 +147,8 @@ def check_decisions(evidence: Evidence) -> CheckResult:
         bad = sorted({k for g in evidence.games for k in g.illegal_kinds})
         return CheckResult("decisions", Status.FAIL, f"{count} illegal answer(s), to {', '.join(bad)} decisions",
                            tuple(illegal) + notes)
+    if missing and _first_failure(evidence) is not None:
+        return CheckResult("decisions", Status.SKIP, "coverage cut short by a failed game (see games)", notes)
     if missing:
         return CheckResult("decisions", Status.WARN, f"{len(missing)} decision kind(s) never reached the bot "
                            "(raise --games)", notes)
@@ -165,6 +167,8 @@ def check_events(evidence: Evidence) -> CheckResult:
     if failed is not None:
         return CheckResult("events", Status.FAIL, f"the bot exited on the first message carrying event kind(s) "
                            f"{', '.join(failed.last_events)}", (failed.failure or "",) + notes)
+    if missing and _first_failure(evidence) is not None:
+        return CheckResult("events", Status.SKIP, "coverage cut short by a failed game (see games)", notes)
     if missing:
         return CheckResult("events", Status.WARN, f"{len(missing)} event kind(s) never reached the bot (raise --games)", notes)
     return CheckResult("events", Status.PASS, f"every event kind ({len(kinds)}) reached the bot", notes)

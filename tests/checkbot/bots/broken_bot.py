@@ -43,7 +43,7 @@ for line in sys.stdin:
         say({"type": "hello", "protocol": 1, "name": f"broken-{MODE}", "version": "1"})
     elif kind == "start":
         if MODE == "stdout-noise":
-            OUT.write(f"debug: starting game {message['game_id']}\n".encode())
+            OUT.write(f"\x1b[31mdebug:\x1b[0m starting game {message['game_id']}\n".encode())
             OUT.flush()
     elif kind == "request":
         if MODE == "crash-on-unknown-event":

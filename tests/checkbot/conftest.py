@@ -1,0 +1,20 @@
+"""Shared helpers of check-bot's tests: the broken bot's command and a quick run in-process."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from arena.checkbot import CheckOptions, CheckResult, evaluate, run_check
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKEN = Path(__file__).resolve().parent / "bots" / "broken_bot.py"
+
+
+def broken(mode: str) -> tuple[str, ...]:
+    return (sys.executable, str(BROKEN), mode)
+
+
+def quick_check(game: str, command: tuple[str, ...], **kw: object) -> dict[str, CheckResult]:
+    options = CheckOptions(game=game, command=command, quick=True, cwd=str(ROOT), **kw)  # type: ignore[arg-type]
+    return {r.name: r for r in evaluate(run_check(options))}
