@@ -8,9 +8,9 @@ Thresholds (also in the README):
   uses more than half of it (a loaded tournament machine is slower than yours).
 - memory: resident memory (VmRSS) of the bot's process group, sampled before every game and after
   the last; judged from the sample a third of the way in (after the warm-up of caches and JITs) to
-  the end, when at least 5 games were measured. Fail when it grew by more than 64 MB, or, over at
-  least 10 games, by more than 16 MB at a pace of over 1 MB a game (1 GB over a 1,000-game
-  tournament); a warning at over 256 kB a game over at least 10 games.
+  the end, when at least 5 games were measured. Fail when it grew by more than 64 MB, or, with at
+  least 10 games measured, by more than 16 MB at a pace of over 1 MB a game (1 GB over a 1,000-game
+  tournament); a warning at over 256 kB a game with at least 10 games measured.
 """
 
 from __future__ import annotations
@@ -271,10 +271,10 @@ def check_memory(evidence: Evidence) -> CheckResult:
     pace = growth / games
     said = (f"resident {first_kb / 1024:.1f} MB after game {first_games}, {last_kb / 1024:.1f} MB after game "
             f"{last_games}: {growth / 1024:+.1f} MB ({pace:+.0f} kB a game)")
-    if growth > MEMORY_FAIL_KB or (games >= MEMORY_LEAK_MIN_GAMES and growth > MEMORY_LEAK_MIN_KB
-                                   and pace > MEMORY_LEAK_PER_GAME_KB):
+    enough = len(samples) >= MEMORY_LEAK_MIN_GAMES
+    if growth > MEMORY_FAIL_KB or (enough and growth > MEMORY_LEAK_MIN_KB and pace > MEMORY_LEAK_PER_GAME_KB):
         return CheckResult("memory", Status.FAIL, f"{said}: it leaks", ("a long tournament would exhaust its memory",))
-    if games >= MEMORY_LEAK_MIN_GAMES and pace > MEMORY_WARN_PER_GAME_KB:
+    if enough and pace > MEMORY_WARN_PER_GAME_KB:
         return CheckResult("memory", Status.WARN, f"{said}: growing", ("run more games to tell a cache from a leak",))
     return CheckResult("memory", Status.PASS, said)
 

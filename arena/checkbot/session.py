@@ -180,11 +180,14 @@ class BotSession:
             return
         parts = data.split(b"\n")
         for part in parts[:-1]:
-            if self._discarding:
+            if self._discarding:  # the rest of a line already reported as too long
                 self._discarding = False
                 continue
-            self._buf += part
-            self._lines.append(self._decode(bytes(self._buf), now))
+            if len(self._buf) + len(part) > MAX_LINE_BYTES:
+                self._lines.append(Line(now, raw=f"a line over {MAX_LINE_BYTES} bytes"))
+            else:
+                self._buf += part
+                self._lines.append(self._decode(bytes(self._buf), now))
             self._buf.clear()
         if not self._discarding:
             self._buf += parts[-1]

@@ -16,15 +16,16 @@ from .conftest import ROOT, quick_check
 
 def sample_pairs() -> list[tuple[str, tuple[str, ...]]]:
     """(game, command) for every sample bot entrant of every ready config, and the Perl bot for Kolpa!."""
-    pairs: dict[tuple[str, tuple[str, ...]], None] = {}
+    pairs: dict[tuple[str, str], tuple[str, ...]] = {}
     for path in sorted((ROOT / "configs").glob("*.yaml")):
         config = yaml.safe_load(path.read_text())
         for entrant in config["entrants"]:
             argv = entrant["command"]
-            if any("sample_bots/" in part for part in argv):
-                pairs[(config["game"], tuple(sys.executable if a == "{python}" else a for a in argv))] = None
-    pairs[("kolpa", ("perl", "sample_bots/perl/kolpa_greedy.pl", "1"))] = None
-    return list(pairs)
+            bot = next((part for part in argv if "sample_bots/" in part), None)
+            if bot is not None and (config["game"], bot) not in pairs:  # one seed of each bot is enough
+                pairs[(config["game"], bot)] = tuple(sys.executable if a == "{python}" else a for a in argv)
+    pairs[("kolpa", "sample_bots/perl/kolpa_greedy.pl")] = ("perl", "sample_bots/perl/kolpa_greedy.pl", "1")
+    return [(game, command) for (game, _), command in pairs.items()]
 
 
 PAIRS = sample_pairs()
