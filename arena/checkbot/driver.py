@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import IllegalAction
-from arena.games.base import GameSpec
+from arena.games.base import GameSpec, GameState
 from arena.jsonvalue import JSON, dumps_str
 from arena.protocol import ProtocolViolation, end_message, parse_answer, request_message, start_message
 from arena.checkbot.session import BotSession, Line
@@ -185,7 +185,7 @@ class GameDriver:
             return self._lost(record, f"it stopped reading its stdin (sending {what})")
         return True
 
-    def _answer(self, record: GameRecord, ask: _Ask, state: Any) -> JSON:
+    def _answer(self, record: GameRecord, ask: _Ask, state: GameState) -> JSON:
         session = self.session
         sent = session.clock()
         deadline = sent + self.decision_ms / 1000

@@ -222,20 +222,33 @@ class BotSession:
 
     # --- resources and the end --------------------------------------------------------------------
 
-    def group_rss_kb(self) -> int | None:
-        """Resident memory (VmRSS) summed over the bot's process group, or None without /proc."""
-        total = 0
-        found = False
-        for entry in os.listdir("/proc") if os.path.isdir("/proc/self") else []:
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as fh:
-                    stat = fh.read()
-                fields = stat[stat.rfind(b")") + 2:].split()
-                if int(fields[2]) != self.pid:
+    def tree(self) -> list[int]:
+        """The bot's pid and those of every process under it (a wrapper, a sandbox, or children that
+        left its process group); just its own pid without /proc."""
+        if not os.path.isdir("/proc/self"):
+            return [self.pid]
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat", "rb") as fh:
+                        stat = fh.read()
+                    children.setdefault(int(stat[stat.rfind(b")") + 2:].split()[1]), []).append(int(entry))
+                except (OSError, ValueError, IndexError):
                     continue
-                with open(f"/proc/{entry}/status", "rb") as fh:
+        found, todo = [], [self.pid]
+        while todo:
+            pid = todo.pop()
+            found.append(pid)
+            todo.extend(children.get(pid, ()))
+        return found
+
+    def group_rss_kb(self) -> int | None:
+        """Resident memory (VmRSS) summed over `tree()`, or None without /proc."""
+        total, found = 0, False
+        for pid in self.tree():
+            try:
+                with open(f"/proc/{pid}/status", "rb") as fh:
                     for row in fh:
                         if row.startswith(b"VmRSS:"):
                             total += int(row.split()[1])
@@ -257,11 +270,17 @@ class BotSession:
             self._pump(min(remaining, 0.01))
 
     def close(self) -> None:
-        """Kill the whole process group and reap it; idempotent."""
+        """Kill the bot's process group and every process under it, and reap it; idempotent."""
+        stray = self.tree()[1:] if self.proc.poll() is None else []
         try:
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        for pid in stray:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         try:
             self.proc.wait(5.0)
         except subprocess.TimeoutExpired:

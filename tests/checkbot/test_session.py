@@ -75,3 +75,18 @@ def test_rss_of_the_group_is_measured():
         assert rss is not None and rss > 1000
     finally:
         bot.close()
+
+
+def test_rss_counts_children_that_left_the_process_group():
+    bot = session("import os, subprocess, time; subprocess.Popen(['python3', '-c', 'import os, time; os.setsid(); "
+                  "b = bytearray(64 << 20); time.sleep(30)']); print(1, flush=True); time.sleep(30)")
+    try:
+        bot.next_line(time.monotonic() + 10)
+        deadline = time.monotonic() + 10
+        rss = bot.group_rss_kb() or 0
+        while rss < 64 * 1024 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            rss = bot.group_rss_kb() or 0
+        assert rss >= 64 * 1024
+    finally:
+        bot.close()
