@@ -279,9 +279,22 @@ def check_memory(evidence: Evidence) -> CheckResult:
     return CheckResult("memory", Status.PASS, said)
 
 
+def check_referee(evidence: Evidence) -> CheckResult:
+    run = evidence.referee
+    if run is None:
+        return CheckResult("referee", Status.SKIP, "not checked: the bot did not complete its handshake")
+    if run.problem is not None:
+        return CheckResult("referee", Status.FAIL, f"arena's referee could not play a game with it: {run.problem}")
+    if run.faults:
+        return CheckResult("referee", Status.FAIL, f"{len(run.faults)} fault(s) under arena's referee, the bot in all "
+                           f"{run.seats} seats", tuple(run.faults[:SHOWN]))
+    return CheckResult("referee", Status.PASS, f"one game under arena's referee, the bot in all {run.seats} seats: "
+                       f"{run.decisions} decisions, no fault")
+
+
 CHECKS: tuple[Callable[[Evidence], CheckResult], ...] = (
     check_handshake, check_games, check_configurations, check_decisions, check_events, check_unknown,
-    check_shutdown, check_stdout, check_latency, check_memory,
+    check_shutdown, check_stdout, check_latency, check_memory, check_referee,
 )
 
 

@@ -19,8 +19,9 @@ def render_text(evidence: Evidence, results: Sequence[CheckResult], verbose: boo
     opts = evidence.options
     lines = [
         f"check-bot {evidence.spec.name} {evidence.spec.version}: {' '.join(opts.command)}",
-        f"  {len(evidence.games)} games on the main process + 1 probe game, decision limit {opts.decision_ms} ms, "
-        f"start-up {opts.startup_ms} ms, {evidence.duration_s:.1f} s",
+        f"  {len(evidence.games)} games on one process, {1 if evidence.probe else 0} probe game, "
+        f"{1 if evidence.referee else 0} under the referee; decision limit {opts.decision_ms} ms, "
+        f"start-up {opts.startup_ms} ms; {evidence.duration_s:.1f} s",
     ]
     for result in results:
         lines.append(f"{MARKS[result.status]}  {result.name:<16} {result.summary}")
@@ -42,6 +43,7 @@ def to_json(evidence: Evidence, results: Sequence[CheckResult]) -> dict[str, JSO
         "command": list(opts.command),
         "bot": {"name": evidence.handshake.name, "version": evidence.handshake.version},
         "games": len(evidence.games),
+        "seed": opts.seed,
         "decision_ms": opts.decision_ms,
         "startup_ms": opts.startup_ms,
         "duration_s": round(evidence.duration_s, 3),

@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from arena import __version__
-from arena.checkbot.driver import UNKNOWN_MEMBER, UNKNOWN_VALUE, GameConfig, GameDriver, GameRecord, RequestIds
+from arena.checkbot.referee_game import RefereeRun, referee_game
+from arena.checkbot.driver import (
+    UNKNOWN_MEMBER, UNKNOWN_VALUE, GameConfig, GameDriver, GameRecord, RequestIds, decision_kind,
+)
 from arena.checkbot.session import BotSession, Clock
 from arena.errors import BotStartError
 from arena.games.base import GameSpec
@@ -76,6 +79,7 @@ class Evidence:
     shutdown: Shutdown | None = None
     probe_handshake: Handshake = field(default_factory=Handshake)
     probe: GameRecord | None = None
+    referee: RefereeRun | None = None
     duration_s: float = 0.0
 
 
@@ -100,7 +104,6 @@ def explore(spec: GameSpec, configs: Sequence[GameConfig], seed: int, clock: Clo
             ) -> tuple[dict[str, float], dict[str, float], dict[int, set[str]]]:
     """Kinds of decision and event random play meets, with the share of seat-games that met each;
     and for each configuration index the kinds it met (to steer extra games)."""
-    from arena.checkbot.driver import decision_kind
 
     decisions: dict[str, int] = {}
     events: dict[str, int] = {}
@@ -205,6 +208,11 @@ def run_check(options: CheckOptions, progress: Callable[[str], None] | None = No
     _main_process(evidence, by_config, say, clock)
     say("probing unknown messages on a fresh process")
     _probe_process(evidence, clock)
+    if evidence.handshake.problem is None:
+        say(f"one game under arena's referee, the bot in all {spec.min_seats} seats")
+        evidence.referee = referee_game(spec, options.command, seed=derive_seed(options.seed, "referee"),
+                                        decision_ms=options.decision_ms, startup_ms=options.startup_ms,
+                                        cwd=options.cwd, sandbox=options.sandbox)
     evidence.duration_s = clock() - began
     return evidence
 

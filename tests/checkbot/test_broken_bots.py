@@ -18,7 +18,7 @@ def test_a_correct_bot_passes():
 
 def test_no_flush_after_the_first_game():
     results = quick_check("kododo", broken("no-flush-after-first-game"), decision_ms=300)
-    assert failing(results) == {"games", "latency"}
+    assert failing(results) == {"games", "latency"}  # one game a process under the referee: fine
     games = results["games"]
     assert games.summary == "game 2 on one process failed"
     assert "no answer to request" in games.evidence[0]
@@ -37,13 +37,14 @@ def test_crash_on_an_unknown_event_kind():
 
 def test_ignoring_shutdown():
     results = quick_check("kododo", broken("ignore-shutdown"))
-    assert failing(results) == {"shutdown"}
+    assert failing(results) == {"shutdown", "referee"}
+    assert all("no_exit at close" in line for line in results["referee"].evidence)
     assert results["shutdown"].summary.startswith("still running 1000 ms after shutdown")
 
 
 def test_slow_start():
     results = quick_check("kododo", broken("slow-start"), startup_ms=300)
-    assert failing(results) == {"handshake"}
+    assert failing(results) == {"handshake", "referee"}  # the referee does not start it either
     summary = results["handshake"].summary
     assert "over the start-up allowance of 300 ms" in summary
     late = float(summary.split(" after ")[1].split(" ms")[0])
@@ -52,7 +53,8 @@ def test_slow_start():
 
 def test_illegal_action_on_a_rare_decision_kind():
     results = quick_check("kodama-duo", broken("illegal-on-spirit"))
-    assert failing(results) == {"decisions"}
+    assert failing(results) == {"decisions", "referee"}
+    assert "illegal_action" in results["referee"].evidence[0]
     decisions = results["decisions"]
     assert decisions.summary.endswith("to spirit decisions")
     assert "illegal answer to a 'spirit' decision" in decisions.evidence[0]
@@ -61,7 +63,8 @@ def test_illegal_action_on_a_rare_decision_kind():
 
 def test_stdout_noise_is_reported_and_sanitised():
     results = quick_check("kododo", broken("stdout-noise"))
-    assert failing(results) == {"stdout"}
+    assert failing(results) == {"stdout", "referee"}
+    assert "malformed_json" in results["referee"].evidence[0]
     stdout = results["stdout"]
     assert "debug:" in stdout.evidence[0]
     assert not any("\x1b" in line for line in stdout.evidence)

@@ -11,6 +11,7 @@ from arena.checkbot.checks import (
     check_shutdown, check_unknown, evaluate, percentile,
 )
 from arena.checkbot.driver import GameConfig, GameRecord
+from arena.checkbot.referee_game import RefereeRun
 from arena.checkbot.runner import CheckOptions, Evidence, Handshake, Shutdown, plan_configs
 from arena.games.registry import get_game
 
@@ -29,6 +30,7 @@ def evidence(games: int = 3, game: str = "kododo", **options: object) -> Evidenc
     ev.probe = GameRecord(1, configs[0], 0, 9, True, requests=10, finished=True)
     ev.shutdown = Shutdown(exit_code=0, after_shutdown_ms=5.0)
     ev.rss_kb = [(n, 20_000) for n in range(games + 1)]
+    ev.referee = RefereeRun(2, decisions=40)
     return ev
 
 

@@ -51,3 +51,4 @@ def test_check_bot_passes_the_sample_bot(game, command):
     assert results["games"].status is Status.PASS
     assert results["shutdown"].status is Status.PASS
     assert results["unknown-messages"].status is Status.PASS
+    assert results["referee"].status is Status.PASS
