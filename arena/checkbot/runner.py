@@ -10,6 +10,7 @@ to be about those and not about, say, the second game of a process.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -28,8 +29,8 @@ from arena.protocol import ProtocolViolation, hello_message, parse_hello, shutdo
 from arena.rng import Rng, derive_seed
 from arena.textsafe import NAME_CHARS, clean
 
-EXPLORE_GAMES = 12  # random in-process games per configuration to learn the game's kinds
-EXPLORE_SECONDS = 0.25  # ... or at most this long per configuration
+EXPLORE_GAMES = 20  # random in-process games per configuration to learn the game's kinds
+QUICK_EXPLORE_GAMES = 6
 MIN_GAMES = 12  # main-process games of a full run (more when the game has many configurations)
 QUICK_MIN_GAMES = 3
 
@@ -100,21 +101,21 @@ def plan_configs(spec: GameSpec) -> list[GameConfig]:
     return configs
 
 
-def explore(spec: GameSpec, configs: Sequence[GameConfig], seed: int, clock: Clock = time.monotonic
-            ) -> tuple[dict[str, float], dict[str, float], dict[int, set[str]]]:
-    """Kinds of decision and event random play meets, with the share of seat-games that met each;
-    and for each configuration index the kinds it met (to steer extra games)."""
-
+@functools.lru_cache(maxsize=32)
+def explore(game: str, seed: int, games: int
+            ) -> tuple[dict[str, float], dict[str, float], dict[int, frozenset[str]]]:
+    """Kinds of decision and event random play meets in `games` games of each configuration, with the
+    share of seat-games that met each; and for each configuration index the kinds it met (to steer
+    extra games). Deterministic, and cached: the same game and seed are explored once per process."""
+    spec = get_game(game)
+    configs = plan_configs(spec)
     decisions: dict[str, int] = {}
     events: dict[str, int] = {}
-    by_config: dict[int, set[str]] = {}
+    by_config: dict[int, frozenset[str]] = {}
     seat_games = 0
     for index, config in enumerate(configs):
-        deadline = clock() + EXPLORE_SECONDS
         found: set[str] = set()
-        for g in range(EXPLORE_GAMES):
-            if g and clock() > deadline:
-                break
+        for g in range(games):
             game_seed = derive_seed(seed, "explore", index, g)
             state = spec.new_game(config.players, config.options, game_seed)
             rng = Rng(game_seed)
@@ -137,7 +138,7 @@ def explore(spec: GameSpec, configs: Sequence[GameConfig], seed: int, clock: Clo
                 for kind in seen_e[s]:
                     events[kind] = events.get(kind, 0) + 1
                 found |= {f"d:{k}" for k in seen_d[s]} | {f"e:{k}" for k in seen_e[s]}
-        by_config[index] = found
+        by_config[index] = frozenset(found)
     share = max(seat_games, 1)
     return ({k: v / share for k, v in decisions.items()}, {k: v / share for k, v in events.items()}, by_config)
 
@@ -203,8 +204,9 @@ def run_check(options: CheckOptions, progress: Callable[[str], None] | None = No
     configs = plan_configs(spec)
     evidence = Evidence(options, spec, configs)
     say(f"exploring {spec.name}: {len(configs)} configurations")
-    decisions, events, by_config = explore(spec, configs, options.seed, clock)
-    evidence.decision_universe, evidence.event_universe = decisions, events
+    explored = QUICK_EXPLORE_GAMES if options.quick else EXPLORE_GAMES
+    decisions, events, by_config = explore(spec.name, options.seed, explored)
+    evidence.decision_universe, evidence.event_universe = dict(decisions), dict(events)
     _main_process(evidence, by_config, say, clock)
     say("probing unknown messages on a fresh process")
     _probe_process(evidence, clock)
@@ -221,7 +223,7 @@ def _start(options: CheckOptions, clock: Clock) -> BotSession:
     return BotSession(options.command, cwd=options.cwd, sandbox=options.sandbox, clock=clock)
 
 
-def _main_process(evidence: Evidence, by_config: dict[int, set[str]], say: Callable[[str], None], clock: Clock) -> None:
+def _main_process(evidence: Evidence, by_config: dict[int, frozenset[str]], say: Callable[[str], None], clock: Clock) -> None:
     options, configs = evidence.options, evidence.configs
     if options.games is not None:
         planned = options.games
@@ -266,11 +268,11 @@ def _main_process(evidence: Evidence, by_config: dict[int, set[str]], say: Calla
         session.close()
 
 
-def _next_config(number: int, configs: Sequence[GameConfig], by_config: dict[int, set[str]], missing: set[str]) -> int:
+def _next_config(number: int, configs: Sequence[GameConfig], by_config: dict[int, frozenset[str]], missing: set[str]) -> int:
     """Every configuration in turn; past the plan, the one where random play met most missing kinds."""
     if number <= 2 * len(configs) or not missing:
         return (number - 1) % len(configs)
-    return max(range(len(configs)), key=lambda i: (len(by_config.get(i, set()) & missing), -i))
+    return max(range(len(configs)), key=lambda i: (len(by_config.get(i, frozenset()) & missing), -i))
 
 
 def _probe_process(evidence: Evidence, clock: Clock) -> None:
