@@ -24,6 +24,7 @@ from arena.textsafe import clean_bytes
 
 MAX_LINE_BYTES = 1_000_000  # the protocol's limit on a bot's line
 STDERR_TAIL = 20
+RAW_CHARS = 200  # a stray stdout line is quoted up to this many characters
 Clock = Callable[[], float]
 
 
@@ -56,6 +57,45 @@ class Line:
         return not (self.eof or self.timeout) and self.raw is None
 
 
+class LineSplitter:
+    """Bytes from a pipe into `Line`s, holding at most MAX_LINE_BYTES of a partial line: a longer line
+    becomes one marker the moment it is known to be too long, and its rest is dropped up to its newline."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._discarding = False
+
+    def feed(self, data: bytes, now: float) -> list[Line]:
+        lines: list[Line] = []
+        parts = data.split(b"\n")
+        for part in parts[:-1]:
+            if self._discarding:  # the rest of a line already reported as too long
+                self._discarding = False
+                continue
+            if len(self._buf) + len(part) > MAX_LINE_BYTES:
+                lines.append(Line(now, raw=f"a line over {MAX_LINE_BYTES} bytes"))
+            else:
+                self._buf += part
+                lines.append(self._decode(bytes(self._buf), now))
+            self._buf.clear()
+        if not self._discarding:
+            self._buf += parts[-1]
+            if len(self._buf) > MAX_LINE_BYTES:
+                lines.append(Line(now, raw=f"a line over {MAX_LINE_BYTES} bytes"))
+                self._buf.clear()
+                self._discarding = True
+        return lines
+
+    @staticmethod
+    def _decode(data: bytes, now: float) -> Line:
+        if data.endswith(b"\r"):
+            data = data[:-1]
+        try:
+            return Line(now, message=loads(data))
+        except ValueError:
+            return Line(now, raw=clean_bytes(data, RAW_CHARS))
+
+
 class BotSession:
     """One bot process and its pipes. Not thread-safe; `close` in a `finally`."""
 
@@ -83,8 +123,7 @@ class BotSession:
         self._sel = selectors.DefaultSelector()
         self._sel.register(self._out, selectors.EVENT_READ)
         self._sel.register(self._err, selectors.EVENT_READ)
-        self._buf = bytearray()
-        self._discarding = False
+        self._splitter = LineSplitter()
         self._lines: collections.deque[Line] = collections.deque()
         self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self._err_buf = bytearray()
@@ -173,37 +212,11 @@ class BotSession:
             return
         except OSError:
             data = b""
-        now = self.clock()
         if not data:
             self.out_eof = True
             self._sel.unregister(self._out)
             return
-        parts = data.split(b"\n")
-        for part in parts[:-1]:
-            if self._discarding:  # the rest of a line already reported as too long
-                self._discarding = False
-                continue
-            if len(self._buf) + len(part) > MAX_LINE_BYTES:
-                self._lines.append(Line(now, raw=f"a line over {MAX_LINE_BYTES} bytes"))
-            else:
-                self._buf += part
-                self._lines.append(self._decode(bytes(self._buf), now))
-            self._buf.clear()
-        if not self._discarding:
-            self._buf += parts[-1]
-            if len(self._buf) > MAX_LINE_BYTES:
-                self._lines.append(Line(now, raw=f"a line over {MAX_LINE_BYTES} bytes"))
-                self._buf.clear()
-                self._discarding = True
-
-    @staticmethod
-    def _decode(data: bytes, now: float) -> Line:
-        if data.endswith(b"\r"):
-            data = data[:-1]
-        try:
-            return Line(now, message=loads(data))
-        except ValueError:
-            return Line(now, raw=clean_bytes(data, 200))
+        self._lines.extend(self._splitter.feed(data, self.clock()))
 
     def _read_err(self) -> None:
         try:

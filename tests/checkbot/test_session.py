@@ -7,10 +7,13 @@ import sys
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena.checkbot.runner import handshake
-from arena.checkbot.session import MAX_LINE_BYTES, BotSession
+from arena.checkbot.session import MAX_LINE_BYTES, RAW_CHARS, BotSession, LineSplitter
 from arena.errors import BotStartError
+from arena.jsonvalue import loads
 
 
 def session(code: str) -> BotSession:
@@ -90,3 +93,27 @@ def test_rss_counts_children_that_left_the_process_group():
         assert rss >= 64 * 1024
     finally:
         bot.close()
+
+
+@given(st.lists(st.binary(max_size=40), max_size=30), st.data())
+def test_split_lines_do_not_depend_on_how_the_pipe_cut_them(chunks, data):
+    whole = b"".join(chunks)
+    cut = sorted(data.draw(st.lists(st.integers(0, len(whole)), max_size=8)))
+    splitter, lines = LineSplitter(), []
+    for start, end in zip([0] + cut, cut + [len(whole)]):
+        lines += splitter.feed(whole[start:end], 0.0)
+    expected = whole.split(b"\n")[:-1]
+    assert len(lines) == len(expected)
+    for line, raw in zip(lines, expected):
+        if line.raw is None:
+            assert line.message == loads(raw.removesuffix(b"\r"))
+        else:
+            assert len(line.raw) <= RAW_CHARS + 40
+            assert not any((ord(c) < 32 and c != "\t") or 0x7F <= ord(c) < 0xA0 for c in line.raw)
+
+
+def test_an_over_long_line_is_reported_once_and_its_rest_dropped():
+    splitter = LineSplitter()
+    lines = splitter.feed(b"x" * (MAX_LINE_BYTES + 1), 0.0) + splitter.feed(b"yyy\n{\"id\": 2}\n", 0.0)
+    assert [line.raw for line in lines] == [f"a line over {MAX_LINE_BYTES} bytes", None]
+    assert lines[1].message == {"id": 2}
