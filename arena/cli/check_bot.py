@@ -39,7 +39,8 @@ def check_bot_command(game: str, command: tuple[str, ...], bot: str | None, game
     argv = parse_command(bot, 0) if bot is not None else tuple(command)
     if not argv:
         raise BotError("no bot command: arena check-bot GAME -- python3 mybot.py  (or --bot 'python3 mybot.py')")
-    progress = None if as_json else (lambda text: click.echo(f"  .. {text}", err=True))
+    # Progress on a terminal only: a log or a CI job gets the report alone.
+    progress = (lambda text: click.echo(f"  .. {text}", err=True)) if sys.stderr.isatty() and not as_json else None
     options = CheckOptions(game=game, command=argv, games=games, quick=quick, decision_ms=decision_ms,
                            startup_ms=startup_ms, seed=seed, sandbox=sandbox)
     evidence = run_check(options, progress)

@@ -33,3 +33,10 @@ def test_a_missing_command_is_a_one_line_error():
     done = arena("check-bot", "kododo")
     assert done.returncode == 2
     assert done.stderr.startswith("arena: error: no bot command") and "Traceback" not in done.stderr
+
+
+def test_an_unknown_game_or_a_missing_program_is_a_one_line_error():
+    for args in (("nogame", "--", "true"), ("kododo", "--", "/nonexistent/bot")):
+        done = arena("check-bot", *args)
+        assert done.returncode == 2, done
+        assert done.stderr.startswith("arena: error: ") and "Traceback" not in done.stderr
