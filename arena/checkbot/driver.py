@@ -94,11 +94,12 @@ class _Ask:
 
 
 class GameDriver:
-    def __init__(self, spec: GameSpec, session: BotSession, ids: RequestIds, decision_ms: int) -> None:
+    def __init__(self, spec: GameSpec, session: BotSession, ids: RequestIds, decision_ms: int, startup_ms: int) -> None:
         self.spec = spec
         self.session = session
         self.ids = ids
         self.decision_ms = decision_ms
+        self.startup_ms = startup_ms
         self.delivered: set[str] = set()  # event kinds this process has been sent
 
     def _note_events(self, kinds: set[str], record: GameRecord) -> None:
@@ -163,7 +164,7 @@ class GameDriver:
         return record
 
     def time_control(self) -> dict[str, JSON]:
-        return {"decision_ms": self.decision_ms, "bank_ms": None, "increment_ms": 0, "startup_ms": None}
+        return {"decision_ms": self.decision_ms, "bank_ms": None, "increment_ms": 0, "startup_ms": self.startup_ms}
 
     def clock_report(self) -> dict[str, JSON]:
         return {"remaining_ms": self.decision_ms, "decision_ms": self.decision_ms, "bank_ms": None, "increment_ms": 0}

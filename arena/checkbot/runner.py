@@ -236,7 +236,7 @@ def _main_process(evidence: Evidence, by_config: dict[int, frozenset[str]], say:
         if evidence.handshake.problem is not None:
             return
         ids = RequestIds()
-        driver = GameDriver(evidence.spec, session, ids, options.decision_ms)
+        driver = GameDriver(evidence.spec, session, ids, options.decision_ms, options.startup_ms)
         seen: set[str] = set()
         wanted = {f"d:{k}" for k in evidence.decision_universe} | {f"e:{k}" for k in evidence.event_universe}
         for number in range(1, limit + 1):
@@ -288,7 +288,8 @@ def _probe_process(evidence: Evidence, clock: Clock) -> None:
             return
         config = evidence.configs[0]
         record = GameRecord(1, config, 0, derive_seed(options.seed, "probe"), injected=True)
-        evidence.probe = GameDriver(evidence.spec, session, RequestIds(), options.decision_ms).play(record)
+        driver = GameDriver(evidence.spec, session, RequestIds(), options.decision_ms, options.startup_ms)
+        evidence.probe = driver.play(record)
         if record.finished:
             for line in session.drain(0.05):
                 if not line.eof:
