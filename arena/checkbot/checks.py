@@ -198,7 +198,7 @@ def check_unknown(evidence: Evidence) -> CheckResult:
         return CheckResult(name, Status.FAIL, "the bot reacted to unknown messages, members or event kinds",
                            tuple(problems[:SHOWN]))
     return CheckResult(name, Status.PASS, f"ignored on a fresh process: a message of unknown type before each message, "
-                       f"an unknown member in each, an unknown event kind in each request ({probe.requests} requests)")
+                       f"an unknown member in each and in each view, an unknown event kind in each request ({probe.requests} requests)")
 
 
 def check_shutdown(evidence: Evidence) -> CheckResult:

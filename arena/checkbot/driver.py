@@ -4,8 +4,8 @@ The game is the registered engine itself; the bot gets exactly the messages the 
 (`arena.protocol` builders), and every exchange is recorded: the decision kind of each request, the
 event kinds delivered, each answer's latency and legality (`GameState.check`), stray stdout lines,
 time-outs and a crash. With `inject=True` the game also carries what a later protocol version may add:
-a message of an unknown type before every message, an unknown member in every message and an unknown
-event kind among the events; `last_injection` then says what the bot saw last when it failed.
+a message of an unknown type before every message, an unknown member in every message and every view,
+and an unknown event kind among the events; `last_injection` then says what the bot saw last when it failed.
 """
 
 from __future__ import annotations
@@ -130,6 +130,8 @@ class GameDriver:
                     continue
                 view = state.view(s)
                 kind = decision_kind(view)
+                if record.injected:  # a later game version may add members to its views too
+                    view = {**view, UNKNOWN_MEMBER: UNKNOWN_VALUE}
                 record.decision_kinds.add(kind)
                 if record.injected:
                     events.append({"kind": UNKNOWN_EVENT, **UNKNOWN_VALUE})
