@@ -17,7 +17,7 @@ def test_a_correct_bot_passes():
 
 
 def test_no_flush_after_the_first_game():
-    results = quick_check("kododo", broken("no-flush-after-first-game"), decision_ms=300)
+    results = quick_check("kododo", broken("no-flush-after-first-game"), decision_ms=1500)
     assert failing(results) == {"games", "latency"}  # one game a process under the referee: fine
     games = results["games"]
     assert games.summary == "game 2 on one process failed"

@@ -16,7 +16,7 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_json_report_and_zero_exit_for_a_good_bot():
-    done = arena("check-bot", "kododo", "--quick", "--json", "--", sys.executable, str(BROKEN), "ok")
+    done = arena("check-bot", "kododo", "--quick", "--decision-ms", "5000", "--json", "--", sys.executable, str(BROKEN), "ok")
     assert done.returncode == 0, done.stderr
     report = loads(done.stdout)
     assert report["passed"] is True and report["bot"]["name"] == "broken-ok"
@@ -24,7 +24,7 @@ def test_json_report_and_zero_exit_for_a_good_bot():
 
 
 def test_text_report_and_exit_1_for_a_broken_bot():
-    done = arena("check-bot", "kododo", "--quick", "--bot", f"{sys.executable} {BROKEN} stdout-noise")
+    done = arena("check-bot", "kododo", "--quick", "--decision-ms", "5000", "--bot", f"{sys.executable} {BROKEN} stdout-noise")
     assert done.returncode == 1
     assert "FAIL  stdout" in done.stdout and done.stdout.rstrip().splitlines()[-1].startswith("FAILED")
 
