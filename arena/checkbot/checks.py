@@ -176,9 +176,9 @@ def check_events(evidence: Evidence) -> CheckResult:
 
 def check_unknown(evidence: Evidence) -> CheckResult:
     name = "unknown-messages"
+    if evidence.handshake.problem is not None:
+        return CheckResult(name, Status.SKIP, "not checked: the bot did not complete its handshake")
     if evidence.probe_handshake.problem is not None:
-        if evidence.handshake.problem is not None:
-            return CheckResult(name, Status.SKIP, "not checked: the bot did not complete its handshake")
         return CheckResult(name, Status.FAIL, f"a hello with an unknown member: {evidence.probe_handshake.problem}")
     probe = evidence.probe
     if probe is None:

@@ -20,7 +20,7 @@ from arena.checkbot.referee_game import RefereeRun, referee_game
 from arena.checkbot.driver import (
     UNKNOWN_MEMBER, UNKNOWN_VALUE, GameConfig, GameDriver, GameRecord, RequestIds, decision_kind,
 )
-from arena.checkbot.session import BotSession, Clock
+from arena.checkbot.session import RAW_CHARS, BotSession, Clock
 from arena.errors import BotStartError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
@@ -152,7 +152,7 @@ def handshake(session: BotSession, startup_ms: int, *, unknown_member: bool = Fa
     if not session.send(hello):
         result.problem = "it closed its stdin before the hello"
         return result
-    waited = startup_ms + max(2000, min(startup_ms, 10_000))  # past the allowance, to tell how late it is
+    waited = startup_ms + max(2000, min(startup_ms, 5000))  # past the allowance, to tell how late it is
     line = session.next_line(session.started_at + waited / 1000)
     if line.timeout:
         result.problem = f"no hello within {waited} ms (the allowance is {startup_ms} ms)"
@@ -208,9 +208,9 @@ def run_check(options: CheckOptions, progress: Callable[[str], None] | None = No
     decisions, events, by_config = explore(spec.name, options.seed, explored)
     evidence.decision_universe, evidence.event_universe = dict(decisions), dict(events)
     _main_process(evidence, by_config, say, clock)
-    say("probing unknown messages on a fresh process")
-    _probe_process(evidence, clock)
-    if evidence.handshake.problem is None:
+    if evidence.handshake.problem is None:  # a bot that cannot start gets no more processes
+        say("probing unknown messages on a fresh process")
+        _probe_process(evidence, clock)
         say(f"one game under arena's referee, the bot in all {spec.min_seats} seats")
         evidence.referee = referee_game(spec, options.command, seed=derive_seed(options.seed, "referee"),
                                         decision_ms=options.decision_ms, startup_ms=options.startup_ms,
@@ -223,7 +223,8 @@ def _start(options: CheckOptions, clock: Clock) -> BotSession:
     return BotSession(options.command, cwd=options.cwd, sandbox=options.sandbox, clock=clock)
 
 
-def _main_process(evidence: Evidence, by_config: dict[int, frozenset[str]], say: Callable[[str], None], clock: Clock) -> None:
+def _main_process(evidence: Evidence, by_config: dict[int, frozenset[str]], say: Callable[[str], None],
+                  clock: Clock) -> None:
     options, configs = evidence.options, evidence.configs
     if options.games is not None:
         planned = options.games
@@ -242,7 +243,7 @@ def _main_process(evidence: Evidence, by_config: dict[int, frozenset[str]], say:
         for number in range(1, limit + 1):
             if number > planned and wanted <= seen:
                 break
-            index = _next_config(number, configs, by_config, wanted - seen)
+            index = _next_config(number, planned, configs, by_config, wanted - seen)
             config = configs[index]
             rss = session.group_rss_kb()
             if rss is not None:
@@ -262,15 +263,17 @@ def _main_process(evidence: Evidence, by_config: dict[int, frozenset[str]], say:
             if evidence.games and not line.eof:
                 last = evidence.games[-1]
                 last.noise_count += 1
-                last.noise.append(f"after the last game: {line.raw if line.raw is not None else clean(repr(line.message), 200)!r}")
+                said = line.raw if line.raw is not None else clean(repr(line.message), RAW_CHARS)
+                last.noise.append(f"after the last game: {said!r}")
         evidence.shutdown = shutdown(session, options.shutdown_ms)
     finally:
         session.close()
 
 
-def _next_config(number: int, configs: Sequence[GameConfig], by_config: dict[int, frozenset[str]], missing: set[str]) -> int:
+def _next_config(number: int, planned: int, configs: Sequence[GameConfig], by_config: dict[int, frozenset[str]],
+                 missing: set[str]) -> int:
     """Every configuration in turn; past the plan, the one where random play met most missing kinds."""
-    if number <= 2 * len(configs) or not missing:
+    if number <= planned or not missing:
         return (number - 1) % len(configs)
     return max(range(len(configs)), key=lambda i: (len(by_config.get(i, frozenset()) & missing), -i))
 

@@ -68,3 +68,10 @@ def test_stdout_noise_is_reported_and_sanitised():
     stdout = results["stdout"]
     assert "debug:" in stdout.evidence[0]
     assert not any("\x1b" in line for line in stdout.evidence)
+
+
+def test_a_bot_that_never_says_hello_fails_the_handshake_and_nothing_else_runs():
+    results = quick_check("kododo", broken("silent"), startup_ms=300)
+    assert failing(results) == {"handshake"}
+    assert results["handshake"].summary.startswith("no hello within 2300 ms (the allowance is 300 ms)")
+    assert {r.status for name, r in results.items() if name != "handshake"} == {Status.SKIP}

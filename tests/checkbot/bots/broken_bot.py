@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A bot with one deliberate flaw, chosen by its first argument, for check-bot's tests.
 
-Modes: ok (a correct bot), no-flush-after-first-game, crash-on-unknown-event, ignore-shutdown,
+Modes: ok (a correct bot), silent (reads, never answers), no-flush-after-first-game, crash-on-unknown-event, ignore-shutdown,
 slow-start (sleeps 0.8 s before its hello), illegal-on-spirit (Kodama Duo: a bad answer to the
 `spirit` decision only), stdout-noise (a debug line on stdout at each game's start).
 Otherwise it plays the first legal action.
@@ -39,6 +39,8 @@ if MODE == "slow-start":
 for line in sys.stdin:
     message = json.loads(line)
     kind = message.get("type")
+    if MODE == "silent":
+        continue
     if kind == "hello":
         say({"type": "hello", "protocol": 1, "name": f"broken-{MODE}", "version": "1"})
     elif kind == "start":
