@@ -36,7 +36,7 @@ def test_a_missing_command_is_a_one_line_error():
 
 
 def test_an_unknown_game_or_a_missing_program_is_a_one_line_error():
-    for args in (("nogame", "--", "true"), ("kododo", "--", "/nonexistent/bot")):
+    for args in (("nogame", "--", "true"), ("kododo", "--", "/nonexistent/bot"), ("kododo", "--bot", "true", "--", "true")):
         done = arena("check-bot", *args)
         assert done.returncode == 2, done
         assert done.stderr.startswith("arena: error: ") and "Traceback" not in done.stderr
