@@ -24,9 +24,10 @@ def run_command(config: str, fresh: bool, concurrency: int | None, restart_bots:
     cfg = tconfig.load(config)
     summary = runner.run(cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet)
     rate = f", {summary.games_per_second:.1f} games/s" if summary.played else ""
+    reused = f", {summary.reused} kept from the earlier config" if summary.reused else ""
     click.echo(
         f"{cfg.name}: {summary.stored}/{summary.total} games stored in {summary.store} "
-        f"({summary.played} played now in {summary.duration_s:.1f} s{rate})"
+        f"({summary.played} played now in {summary.duration_s:.1f} s{rate}{reused})"
     )
     click.echo(report.table(summary.standings))
     if summary.bot_faults:
