@@ -264,7 +264,15 @@ class Store:
             self.conn.execute("BEGIN IMMEDIATE")
 
         def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-            self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+            if exc_type is None:
+                try:
+                    self.conn.execute("COMMIT")
+                except sqlite3.Error:
+                    if self.conn.in_transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
+            elif self.conn.in_transaction:  # SQLite rolls back by itself on some errors (a full disk)
+                self.conn.execute("ROLLBACK")
 
     def _transaction(self) -> "Store._Tx":
         return Store._Tx(self.conn)
