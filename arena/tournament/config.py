@@ -17,20 +17,21 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, NoReturn, TypeVar
+from typing import Any, Mapping
 
 import yaml
 
-from arena.errors import ArenaError, ConfigError, GameError
+from arena.errors import ConfigError, GameError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps
 from arena.referee.bot import Limits
 from arena.referee.clock import TimeControl
 from arena.tournament import schedule as sched
+from arena.tournament.config_reader import Reader as _Reader
+from arena.tournament.config_reader import join as _join
+from arena.tournament.config_reader import kind as _kind
 from arena.tournament.schedule import Fill, Format, Rotations, ScheduleError, ScheduleSpec
-
-E = TypeVar("E", bound=enum.Enum)
 
 # Arguments with these suffixes are taken to be script files and must exist (e.g. `{python} bot.py`).
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".jar", ".php", ".sh")
@@ -139,94 +140,6 @@ class TournamentConfig:
 
 
 # --- reading -----------------------------------------------------------------------------------------
-
-
-class _Reader:
-    """Typed access to a YAML mapping that reports errors as `file: key.path: what was expected`."""
-
-    def __init__(self, file: Path) -> None:
-        self.file = file
-
-    def fail(self, where: str, message: str) -> NoReturn:
-        raise ConfigError(f"{self.file}: {where}: {message}" if where else f"{self.file}: {message}")
-
-    def mapping(self, value: Any, where: str, allowed: set[str], required: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            self.fail(where, f"expected a mapping of keys to values, got {_kind(value)}")
-        for key in value:
-            if not isinstance(key, str):
-                self.fail(where, f"keys must be strings, got {key!r}")
-            if key not in allowed:
-                self.fail(_join(where, key), f"unknown key (expected one of: {', '.join(sorted(allowed))})")
-        for key in sorted(required):
-            if key not in value:
-                self.fail(_join(where, key), "missing (required)")
-        return value
-
-    def string(self, value: Any, where: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            self.fail(where, f"expected a non-empty string, got {_kind(value)}")
-        return value
-
-    def integer(self, value: Any, where: str, minimum: int | None = None, allow_null: bool = False) -> Any:
-        if value is None and allow_null:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            null = " or null" if allow_null else ""
-            self.fail(where, f"expected a whole number{null}, got {_kind(value)}")
-        if minimum is not None and value < minimum:
-            self.fail(where, f"expected a number >= {minimum}, got {value}")
-        return value
-
-    def boolean(self, value: Any, where: str) -> bool:
-        if not isinstance(value, bool):
-            self.fail(where, f"expected true or false, got {_kind(value)}")
-        return value
-
-    def choice(self, value: Any, where: str, enum_type: type[E]) -> E:
-        names = [m.value for m in enum_type]
-        for member in enum_type:
-            if member.value == value:
-                return member
-        self.fail(where, f"expected one of {', '.join(names)}, got {value!r}")
-
-    def listing(self, value: Any, where: str) -> list[Any]:
-        if not isinstance(value, list):
-            self.fail(where, f"expected a list, got {_kind(value)}")
-        return value
-
-    def section(self, value: Any, where: str, cls: type, checks: Mapping[str, Callable[[Any, str], Any]]) -> Any:
-        if value is None:
-            return cls()
-        data = self.mapping(value, where, set(checks))
-        given = {key: checks[key](v, _join(where, key)) for key, v in data.items()}
-        try:
-            return cls(**given)  # what is not given keeps the referee's default
-        except (ArenaError, ValueError) as exc:
-            self.fail(where, str(exc))
-
-
-def _join(where: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{where}[{key}]"
-    return f"{where}.{key}" if where else key
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return f"a boolean ({value!r})"
-    if isinstance(value, (int, float)):
-        return f"a number ({value!r})"
-    if isinstance(value, str):
-        return f"a string ({value!r})"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
-
 
 TOP_KEYS = {
     "name",
