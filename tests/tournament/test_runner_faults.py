@@ -142,3 +142,34 @@ def test_entrants_of_a_crashing_table_keep_identical_standings_with_restart_bots
     cfg = tconfig.load(write_config({**data, "output": {"store": "r.sqlite"}}, "r.yaml"))
     summary = runner.run(cfg, concurrency=1, restart_bots=True, quiet=True)
     assert summary.played == 12 and next(s for s in summary.standings if s.name == "gone").faults == 9
+
+
+def test_a_program_the_system_cannot_execute_is_charged_not_fatal(write_config: Callable[..., Path], tmp_path: Path) -> None:
+    garbage = tmp_path / "bot.bin"
+    garbage.write_bytes(b"\x00\x01 not a program")
+    garbage.chmod(0o755)  # passes the config's checks; exec fails (ENOEXEC) when the bot is spawned
+    data = small(1)
+    data["entrants"][0]["command"] = [str(garbage)]
+    s1, s2, store1, store2 = _run_both(write_config, data)
+    assert s1.played == s2.played == 12 and s1.standings == s2.standings
+    assert _faults_by_entrant(store1) == _faults_by_entrant(store2) == {0: ["start_failed"] * 9}
+    assert "cannot start" in s1.bot_faults[0][1].detail
+
+
+def test_a_stop_rule_is_asked_after_each_complete_round_and_stops_later_rounds(write_config: Callable[..., Path]) -> None:
+    seen: list[tuple[int, int]] = []
+
+    def after_first_round(end: runner.RoundEnd) -> bool:
+        seen.append((end.round, end.book.rated))
+        return end.round == 1
+
+    for j in (1, 2):
+        cfg = tconfig.load(write_config(small(4, output={"store": f"stop{j}.sqlite"}), f"stop{j}.yaml"))
+        summary = runner.run(cfg, concurrency=j, quiet=True, stop_rule=after_first_round)
+        assert summary.stopped_after_round == 1 and summary.played == 24 and summary.total == 48
+        assert seen == [(0, 12), (1, 24)]
+        seen.clear()
+        # A rerun finds the rounds complete, asks the rule again, and plays nothing more.
+        again = runner.run(cfg, concurrency=j, quiet=True, stop_rule=after_first_round)
+        assert again.played == 0 and again.stopped_after_round == 1
+        seen.clear()
