@@ -33,7 +33,7 @@ def differences(old: dict[str, JSON], new: dict[str, JSON]) -> list[str]:
 
 def reconcile(conn: sqlite3.Connection, path: Path, meta: dict[str, str], plan: Plan) -> int:
     """Bring a store written under another config (or the same) in line with `plan`; returns how many
-    stored games were given a new place. Runs in the caller's transaction."""
+    stored games were kept from another config (0 for the same config). Runs in the caller's transaction."""
     rows = conn.execute("SELECT idx, key, seats FROM games").fetchall()
     if meta.get("fingerprint") == plan.fingerprint:
         missing = [(plan.keys[idx], idx) for idx, key, _ in rows if key is None and 0 <= idx < len(plan.keys)]
@@ -54,12 +54,9 @@ def reconcile(conn: sqlite3.Connection, path: Path, meta: dict[str, str], plan: 
     number = {name: i for i, name in enumerate(new_names)}
     versions = dict(conn.execute("SELECT name, version FROM entrants").fetchall())
     conn.execute("UPDATE games SET idx = -1 - idx")  # out of the way: new places may swap
-    moved = 0
     for idx, key, seats in rows:
-        target = new_index[key]
         new_seats = [number[old_names[e]] for e in loads(seats)]
-        conn.execute("UPDATE games SET idx = ?, seats = ? WHERE idx = ?", (target, dumps_str(new_seats), -1 - idx))
-        moved += target != idx
+        conn.execute("UPDATE games SET idx = ?, seats = ? WHERE idx = ?", (new_index[key], dumps_str(new_seats), -1 - idx))
     conn.execute("DELETE FROM entrants")
     conn.executemany(
         "INSERT INTO entrants (idx, name, command, version) VALUES (?, ?, ?, ?)",
@@ -67,7 +64,7 @@ def reconcile(conn: sqlite3.Connection, path: Path, meta: dict[str, str], plan: 
     )
     conn.execute("DELETE FROM ratings_cache")  # the order of the games changed
     _set_meta(conn, {"fingerprint": plan.fingerprint, "config": dumps_str(plan.identity), "total_games": str(len(plan.keys))})
-    return moved
+    return len(rows)
 
 
 def _set_meta(conn: sqlite3.Connection, values: dict[str, str]) -> None:

@@ -168,7 +168,7 @@ def run(
             decisions=state.decisions,
             standings=standings,
             bot_faults=list(state.bot_faults),
-            reused=store.reindexed,
+            reused=store.reused,
             workers_lost=state.workers_lost,
             stopped_after_round=gate.stopped_after,
         )

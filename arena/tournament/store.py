@@ -39,7 +39,7 @@ class Store:
         self.path = path
         self.conn = conn
         self.lock = lock  # held by a run: one writer per store
-        self.reindexed = 0  # stored games given a new place when this store was opened for a changed config
+        self.reused = 0  # stored games kept when this store was opened for a changed config
         self._versioned: set[int] = set()  # entrants whose bot version is already recorded
 
     # --- opening --------------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ class Store:
             elif keys is not None:
                 plan = Plan(fingerprint, identity, tuple((n, tuple(c)) for n, c in entrants), tuple(keys))
                 with store._transaction():
-                    store.reindexed = reconcile(conn, path, meta, plan)
+                    store.reused = reconcile(conn, path, meta, plan)
             elif meta.get("fingerprint") != fingerprint:
                 old = loads(meta.get("config", "{}"))
                 differs = differences(old if isinstance(old, dict) else {}, identity)

@@ -37,7 +37,7 @@ def test_more_rounds_keep_the_games_played_and_equal_a_fresh_run(write_config: C
     before = _rows(first.store)
     path = write_config(small(2, output={"store": "grow.sqlite"}), "grow.yaml")
     second = runner.run(tconfig.load(path), concurrency=2, quiet=True)
-    assert (first.played, second.stored_before, second.played) == (12, 12, 12)
+    assert (first.played, second.stored_before, second.played, second.reused) == (12, 12, 12, 12)
     after = _rows(second.store)
     assert all(after[k] == v for k, v in before.items())  # the same rows, not played again
     fresh = runner.run(tconfig.load(write_config(small(2, output={"store": "fresh.sqlite"}), "fresh.yaml")), concurrency=1, quiet=True)
@@ -51,7 +51,7 @@ def test_a_new_entrant_keeps_every_game_of_the_old_field(write_config: Callable[
     grown = small(1, output={"store": "field.sqlite"})
     grown["entrants"] = det_entrants(5)
     second = runner.run(tconfig.load(write_config(grown, "field.yaml")), concurrency=1, quiet=True)
-    assert second.total == 30 and second.stored_before == 12 and second.played == 18
+    assert second.total == 30 and second.stored_before == 12 and second.played == 18 and second.reused == 12
     after = _rows(second.store)
     assert all(after[k] == v for k, v in before.items())
     fresh_data = dict(grown, output={"store": "fresh.sqlite"})
