@@ -243,7 +243,9 @@ class _Coordinator:
                 )
             todo.appendleft(dataclasses.replace(task, attempt=task.attempt + 1))
         again = f"; playing game(s) {', '.join(map(str, indices))} again" if indices else ""
-        self.notices.write(f"arena: {event.worker} ended unexpectedly ({event.detail}){again}\n")
+        bar = self.progress is not None and self.progress.tty and self.progress.stream is self.notices
+        clear = "\r\x1b[K" if bar else ""  # over the progress bar's line, which is drawn again after
+        self.notices.write(f"{clear}arena: {event.worker} ended unexpectedly ({event.detail}){again}\n")
         self.notices.flush()
 
     def bug_report(self, event: WorkerBug) -> str:
