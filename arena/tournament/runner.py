@@ -190,9 +190,9 @@ class _Coordinator:
 
     def play(self, executor: Executor, setup: PlayerSetup, todo: deque[GameTask], gate: RoundGate) -> None:
         in_flight: dict[int, GameTask] = {}
-        executor.start(setup)
         interrupted = True
         try:
+            executor.start(setup)
             while True:
                 while todo and len(in_flight) < executor.capacity and gate.allows(todo[0].game):
                     task = todo.popleft()
