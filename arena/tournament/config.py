@@ -14,7 +14,7 @@ import os
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, NoReturn, TypeVar
 
@@ -24,6 +24,8 @@ from arena.errors import ConfigError, GameError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps
+from arena.sandbox.policy import SandboxPolicy, Scratch, policy_from_mapping
+from arena.sandbox.probe import probe
 from arena.tournament import schedule as sched
 from arena.tournament.schedule import Fill, Format, Rotations, ScheduleError, ScheduleSpec
 
@@ -47,6 +49,7 @@ class EntrantConfig:
     cwd: str
     env: Mapping[str, str] = field(default_factory=dict)
     raw_command: tuple[str, ...] = ()  # as written, placeholders kept: what the config fingerprint hashes
+    sandbox: SandboxPolicy = SandboxPolicy()  # the tournament's `sandbox:` overridden by the entrant's
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,7 @@ TOP_KEYS = {
     "restart_bots",
     "root",
     "output",
+    "sandbox",
 }
 
 
@@ -275,7 +279,8 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         bad = next((k for k in options_raw if k not in {o.name for o in spec.options}), None)
         r.fail(_join("options", bad) if bad else "options", str(exc))
 
-    entrants = _entrants(r, top["entrants"], root, config_dir)
+    sandbox = _sandbox(r, top.get("sandbox"), "sandbox", SandboxPolicy(enabled=probe().sandbox))
+    entrants = _entrants(r, top["entrants"], root, config_dir, sandbox)
     n = len(entrants)
 
     if "players" in top:
@@ -319,6 +324,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     store = root / (r.string(output["store"], "output.store") if "store" in output else f"out/{name}.sqlite")
     replays_raw = output.get("replays")
     replays = None if replays_raw is None else root / r.string(replays_raw, "output.replays")
+    entrants = [_keep_dir(e, store) for e in entrants]
 
     return TournamentConfig(
         path=file,
@@ -340,7 +346,29 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     )
 
 
-def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path) -> list[EntrantConfig]:
+def _sandbox(r: _Reader, value: Any, where: str, base: SandboxPolicy) -> SandboxPolicy:
+    """`sandbox:` (true, false or settings) over `base`; refused when asked for where it cannot run."""
+    try:
+        policy = policy_from_mapping(value, where, base)
+    except ConfigError as exc:
+        r.fail("", str(exc))
+    asked = value is True or (isinstance(value, dict) and value.get("enabled", True) is True)
+    support = probe()
+    if asked and not support.sandbox:
+        r.fail(where, f"the sandbox is asked for but cannot run on this machine: {support.reason} "
+                      "(set `sandbox: false` only for bots you trust)")
+    return policy
+
+
+def _keep_dir(entrant: EntrantConfig, store: Path) -> EntrantConfig:
+    """A kept scratch folder lives beside the store, one per entrant, never inside another bot's view."""
+    if entrant.sandbox.scratch is not Scratch.KEEP or entrant.sandbox.keep_dir:
+        return entrant
+    folder = store.parent / f"{store.stem}-scratch" / entrant.name
+    return replace(entrant, sandbox=replace(entrant.sandbox, keep_dir=str(folder)))
+
+
+def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path, sandbox: SandboxPolicy = SandboxPolicy()) -> list[EntrantConfig]:
     items = r.listing(value, "entrants")
     if not items:
         r.fail("entrants", "expected at least one entrant")
@@ -348,7 +376,7 @@ def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path) -> list[Entr
     seen: dict[str, int] = {}
     for i, item in enumerate(items):
         where = _join("entrants", i)
-        data = r.mapping(item, where, {"name", "command", "cwd", "env"}, required={"name", "command"})
+        data = r.mapping(item, where, {"name", "command", "cwd", "env", "sandbox"}, required={"name", "command"})
         name = r.string(data["name"], _join(where, "name"))
         if name in seen:
             r.fail(_join(where, "name"), f"{name!r} is already the name of entrants[{seen[name]}]; names must be unique")
@@ -369,7 +397,8 @@ def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path) -> list[Entr
         raw_command = _command(r, data["command"], _join(where, "command"))
         command = tuple(_substitute(arg, config_dir) for arg in raw_command)
         _check_program(r, command, cwd, _join(where, "command"))
-        out.append(EntrantConfig(name, command, str(cwd), env, raw_command))
+        policy = _sandbox(r, data.get("sandbox"), _join(where, "sandbox"), sandbox)
+        out.append(EntrantConfig(name, command, str(cwd), env, raw_command, policy))
     return out
 
 

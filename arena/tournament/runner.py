@@ -114,7 +114,7 @@ class GamePlayer:
         e = self.config.entrants[entrant]
         name = e.name if copy == 0 else f"{e.name}#{copy + 1}"
         try:
-            bot = BotProcess.start(BotSpec(name, e.command, e.cwd, dict(e.env)), self.time_control, self.limits)
+            bot = BotProcess.start(BotSpec(name, e.command, e.cwd, dict(e.env), e.sandbox), self.time_control, self.limits)
         except BotStartError as exc:
             if key not in self.started_once or bot is None:
                 raise RunnerError(f"entrant {e.name!r} could not start: {exc}") from None

@@ -77,15 +77,15 @@ def attempt() -> None:
         report("BLOCKED", f"kill: {results}")
     elif MODE == "write":
         errors = []
-        for path in (TARGET, os.path.join(os.path.dirname(os.path.abspath(__file__)), "written-by-bot")):
+        own = os.path.join(os.path.dirname(os.path.abspath(__file__)), "written-by-bot")
+        for path in (TARGET, own, "/written-by-bot", "/dev/written-by-bot", "/dev/shm/written-by-bot"):
             try:
                 with open(path, "w") as fh:
                     fh.write("escaped")
-                report("ESCAPED", f"wrote {path}")
-                return
+                errors.append(f"ESCAPED: wrote {path}")
             except OSError as exc:
                 errors.append(repr(exc))
-        report("BLOCKED", f"{errors}")
+        report("ESCAPED" if any("ESCAPED" in e for e in errors) else "BLOCKED", f"{errors}")
     elif MODE == "fill_scratch":
         scratch = os.environ.get("ARENA_SCRATCH", "/tmp")
         written = 0
