@@ -6,6 +6,7 @@ written for the user to act on.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -29,6 +30,7 @@ class ArenaGroup(click.Group):
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Run bot competitions: referee games between programs in any language, play tournaments, rate them."""
+    os.umask(0o077)  # replays, stores, logs: readable by the organiser only (see protocol.md, "What a bot can see")
 
 
 def _register_commands() -> None:

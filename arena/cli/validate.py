@@ -6,6 +6,7 @@ import click
 
 from arena.cli import main
 from arena.tournament import config as tconfig
+from arena.sandbox.probe import probe
 from arena.tournament import schedule
 
 
@@ -21,3 +22,8 @@ def validate_command(config: str) -> None:
         f"{spec.format.value} ({spec.rotations.value} rotations, {spec.rounds} round{'s' if spec.rounds != 1 else ''}): "
         f"{games} games; results in {cfg.store}"
     )
+    sandboxed = [e.name for e in cfg.entrants if e.sandbox.enabled]
+    plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
+    click.echo(f"sandboxed entrants: {', '.join(sandboxed) or 'none'}; unsandboxed: {', '.join(plain) or 'none'}")
+    for line in probe().report():
+        click.echo(f"  {line}")

@@ -9,9 +9,11 @@ minimal /dev. Nothing else exists in it: not the other bots, the replays, the st
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import shutil
+import subprocess
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -40,6 +42,27 @@ class Command:
 
 def _is_system(path: str) -> bool:
     return any(path == d or path.startswith(d + "/") for d in SYSTEM_DIRS + ("/etc",))
+
+
+@functools.lru_cache(maxsize=64)
+def unshim(program: str, path_env: str) -> str:
+    """The real interpreter behind a version-manager shim (pyenv, rbenv...), else `program` unchanged.
+
+    A shim is a script that picks the interpreter from files in $HOME, which the sandbox does not show.
+    """
+    found = shutil.which(program, path=path_env) if "/" not in program else program
+    if found is None or os.path.basename(os.path.dirname(found)) != "shims":
+        return program
+    manager = os.path.join(os.path.dirname(os.path.dirname(found)), "bin", os.path.basename(os.path.dirname(os.path.dirname(found))).lstrip("."))
+    tool = manager if os.path.exists(manager) else shutil.which("pyenv", path=path_env)
+    if tool is None:
+        return program
+    try:
+        done = subprocess.run([tool, "which", os.path.basename(found)], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return program
+    real = done.stdout.strip()
+    return real if done.returncode == 0 and os.path.isfile(real) else program
 
 
 def runtime_prefixes(program: str, path_env: str) -> list[str]:
@@ -86,6 +109,7 @@ def bot_folders(command: tuple[str, ...], cwd: str | None) -> tuple[list[str], l
 def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[str, str], policy: SandboxPolicy) -> Command:
     """bwrap's argv for `command`, run in `cwd` (or its own folder) with `env` added to a clean one."""
     path_env = env.get("PATH") or os.environ.get("PATH") or DEFAULT_PATH
+    command = (unshim(command[0], path_env), *command[1:])
     folders, argv = bot_folders(command, cwd)
     args: list[str] = [bwrap, *NAMESPACES]
     for folder in SYSTEM_DIRS:

@@ -12,6 +12,8 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
+from arena.errors import ConfigError
+
 CGROUP_ROOT = "/sys/fs/cgroup"
 
 
@@ -114,3 +116,19 @@ def probe() -> Support:
         return Support(None, "bubblewrap (bwrap) is not installed: install the Debian package 'bubblewrap'", root, None)
     reason = _try_bwrap(path)
     return Support(None if reason else path, reason, root, probe_cgroups())
+
+
+def decide(asked: bool | None) -> tuple[bool, str | None]:
+    """Whether to sandbox, from what the user asked (None: the default), and a warning to show first.
+
+    The default is on wherever the sandbox runs; where it cannot, bots run unsandboxed after a clear
+    warning. Asking for it explicitly where it cannot run is an error (ConfigError).
+    """
+    support = probe()
+    if asked is False:
+        return False, "sandbox off (--no-sandbox): bots run as you, with your files, network and processes"
+    if support.sandbox:
+        return True, None
+    if asked:
+        raise ConfigError(f"the sandbox is asked for but cannot run on this machine: {support.reason}")
+    return False, f"WARNING: no sandbox on this machine ({support.reason}): bots run as you, with your files and network"
