@@ -106,8 +106,12 @@ def bot_folders(command: tuple[str, ...], cwd: str | None) -> tuple[list[str], l
     return list(dict.fromkeys(folders)), argv
 
 
-def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[str, str], policy: SandboxPolicy) -> Command:
-    """bwrap's argv for `command`, run in `cwd` (or its own folder) with `env` added to a clean one."""
+def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[str, str], policy: SandboxPolicy,
+          prefix: tuple[str, ...] = ()) -> Command:
+    """bwrap's argv for `command`, run in `cwd` (or its own folder) with `env` added to a clean one.
+
+    `prefix` (e.g. `prlimit --nproc=N --`) runs inside the sandbox in front of the command.
+    """
     path_env = env.get("PATH") or os.environ.get("PATH") or DEFAULT_PATH
     command = (unshim(command[0], path_env), *command[1:])
     folders, argv = bot_folders(command, cwd)
@@ -137,7 +141,7 @@ def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[st
     # The root and /dev are bwrap's own tmpfs: read-only, or they would be unbounded scratch space.
     args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--remount-ro", "/"]
     workdir = os.path.abspath(cwd) if cwd else (folders[0] if folders else SCRATCH_PATH)
-    args += ["--chdir", workdir, "--", *argv]
+    args += ["--chdir", workdir, "--", *prefix, *argv]
     clean = {
         "PATH": path_env,
         "LANG": os.environ.get("LANG", "C.UTF-8"),

@@ -38,8 +38,12 @@ class Launch:
         if support.bwrap is None:
             raise BotStartError(f"bot {name!r}: the sandbox is asked for but cannot run here: {support.reason} "
                                 "(or run trusted bots with the sandbox off: --no-sandbox / sandbox: false)")
-        cmd = bwrap.build(support.bwrap, tuple(command), cwd, env, policy)
         limits = BotLimits.make(policy, cpu_seconds, memory_mb, support.cgroups, support.root)
+        try:
+            cmd = bwrap.build(support.bwrap, tuple(command), cwd, env, policy, limits.inner_prefix())
+        except BaseException:
+            limits.cleanup()
+            raise
         return cls(cmd.argv, cmd.env, None, limits)
 
     @property

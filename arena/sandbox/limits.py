@@ -1,8 +1,9 @@
 """Resource limits of one sandboxed bot: a cgroup where the machine lets us make one, rlimits always.
 
 Which mechanism holds what (see also `Support.report`):
-- processes: cgroup pids.max when a pids cgroup is writable; else RLIMIT_NPROC, which binds only a
-  non-root user (the kernel exempts real uid 0, and a user namespace keeps the real uid);
+- processes: cgroup pids.max when a pids cgroup is writable; else RLIMIT_NPROC set inside the
+  sandbox by `prlimit` (inside, so it counts the bot's own user namespace, not all the organiser's
+  processes); it binds only a non-root user (the kernel exempts real uid 0, which a user namespace keeps);
 - memory: cgroup memory limit (all the bot's processes together, resident memory) when writable;
   else RLIMIT_AS per process (address space, so a JVM needs a generous figure);
 - CPU time, file size, open files: RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_NOFILE, set in the child before
@@ -59,6 +60,7 @@ class BotLimits:
     pids_dir: str | None = None
     memory_dir: str | None = None
     settings: list[tuple[int, tuple[int, int]]] = field(default_factory=list)
+    nproc_inside: int | None = None  # RLIMIT_NPROC to set inside the sandbox (no pids cgroup, not root)
 
     @classmethod
     def make(cls, policy: SandboxPolicy, cpu_seconds: int | None, memory_mb: int | None, cgroups: Cgroups | None, root: bool) -> "BotLimits":
@@ -82,7 +84,7 @@ class BotLimits:
         if memory_mb is not None and lim.memory_dir is None:
             settings.append((resource.RLIMIT_AS, (memory_mb * MB, memory_mb * MB)))
         if lim.pids_dir is None and not root:
-            settings.append((resource.RLIMIT_NPROC, (policy.processes, policy.processes)))
+            lim.nproc_inside = policy.processes + BWRAP_PROCESSES
         lim.settings = settings
         return lim
 
@@ -99,6 +101,12 @@ class BotLimits:
         for key, value in rest:
             _write(os.path.join(folder, key), value)  # optional (e.g. no swap accounting)
         return folder
+
+    def inner_prefix(self) -> tuple[str, ...]:
+        """What runs the bot inside the sandbox, when a limit must be set there (after the namespaces)."""
+        if self.nproc_inside is None:
+            return ()
+        return ("prlimit", f"--nproc={self.nproc_inside}", "--")
 
     def preexec(self) -> Callable[[], None]:
         """Run in the child between fork and exec: join the cgroups, set the rlimits."""
