@@ -61,3 +61,27 @@ def play(game: str, seats: tuple[str, ...], c_bot: str, sandboxed: bool, seed: i
 def test_every_language_plays_sandboxed_with_the_same_results(game, seats, c_bot):
     for seed in (11, 12):
         assert play(game, seats, c_bot, True, seed) == play(game, seats, c_bot, False, seed)
+
+
+def test_a_tournament_has_identical_standings_sandboxed_and_not(c_bot, tmp_path):
+    from arena.tournament import config as tconfig
+    from arena.tournament.runner import run as run_tournament
+
+    cmds = commands(c_bot)
+    standings = []
+    for sandboxed in (True, False):
+        data = {
+            "name": "same",
+            "game": "kododo",
+            "players": 3,
+            "entrants": [{"name": n, "command": list(cmds[n])} for n in ("c", "python", "js", "kododo-heuristic")],
+            "schedule": {"rounds": 1},
+            "seed": 3,
+            "sandbox": sandboxed,
+            "output": {"store": str(tmp_path / f"{sandboxed}.sqlite")},
+        }
+        config = tconfig.parse(data, tmp_path / "same.yaml")
+        summary = run_tournament(config, concurrency=1, fresh=True, quiet=True)
+        assert summary.played == summary.total > 0 and not summary.bot_faults
+        standings.append(summary.standings)
+    assert standings[0] == standings[1]
