@@ -216,6 +216,7 @@ def test_every_fault_kind_is_covered_by_this_suite():
         FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.MALFORMED_JSON, FaultKind.INVALID_UTF8, FaultKind.LINE_TOO_LONG,
         FaultKind.FLOOD, FaultKind.ILLEGAL_ACTION, FaultKind.UNEXPECTED_ANSWER, FaultKind.NO_EXIT, FaultKind.ORPHANS,
         FaultKind.START_FAILED,
+        FaultKind.LIMIT,  # covered by tests/sandbox/test_escapes.py (memory, processes, disk, cpu)
     }
     assert covered == set(FaultKind)
 

@@ -4,6 +4,7 @@ and refusal where the sandbox cannot run."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import stat
 import sys
@@ -22,6 +23,15 @@ from .conftest import ROOT
 
 PY_BOT = str(ROOT / "sample_bots" / "python" / "random_bot.py")
 UNAVAILABLE = probe_module.Support(None, "bubblewrap (bwrap) is not installed", False, None)
+
+
+@pytest.fixture(autouse=True)
+def keep_umask():
+    """The CLI sets a private umask for its process; the tests run it in-process, so restore it."""
+    old = os.umask(0o022)
+    os.umask(old)
+    yield
+    os.umask(old)
 
 
 def config(tmp_path: Path, **top: object) -> dict[str, object]:
@@ -124,3 +134,20 @@ def test_validate_reports_the_protections_in_force(tmp_path):
     assert result.exit_code == 0, result.output
     assert "sandboxed entrants: a; unsandboxed: b" in result.output
     assert "network: none" in result.output and "limit processes:" in result.output
+
+
+def test_arena_run_writes_a_private_store_and_replays(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        "game: kododo\noptions: {max_deals: 1}\nentrants:\n"
+        f"  - {{name: a, command: ['{sys.executable}', '{PY_BOT}', '1']}}\n"
+        f"  - {{name: b, command: ['{sys.executable}', '{PY_BOT}', '2']}}\n"
+        f"output: {{store: {tmp_path / 'out' / 's.sqlite'}, replays: {tmp_path / 'out' / 'replays'}}}\n"
+    )
+    result = CliRunner().invoke(main, ["run", str(path), "-j", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "out"
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".jsonl" for p in files) and any(p.suffix == ".sqlite" for p in files)
+    assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in files} == {"0o600"}
+    assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in out.rglob("*") if p.is_dir()} == {"0o700"}
