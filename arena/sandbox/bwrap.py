@@ -83,14 +83,14 @@ def runtime_prefixes(program: str, path_env: str) -> list[str]:
     return list(dict.fromkeys(prefixes))
 
 
-def bot_folders(command: tuple[str, ...], cwd: str | None) -> tuple[list[str], list[str]]:
+def bot_folders(command: tuple[str, ...], cwd: str | None, show_cwd: bool = True) -> tuple[list[str], list[str]]:
     """The bot's folders and its argv with existing relative paths made absolute.
 
     The folders are: `cwd` when given, and the folder of every argument naming an existing file
     (the script or binary), except installed runtimes (see `runtime_prefixes`).
     """
     base = cwd or os.getcwd()
-    folders = [os.path.abspath(cwd)] if cwd else []
+    folders = [os.path.abspath(cwd)] if cwd and show_cwd else []
     argv = []
     for index, arg in enumerate(command):
         candidate = os.path.join(base, arg)
@@ -106,6 +106,20 @@ def bot_folders(command: tuple[str, ...], cwd: str | None) -> tuple[list[str], l
     return list(dict.fromkeys(folders)), argv
 
 
+def _hide(paths: tuple[str, ...], folders: list[str]) -> list[str]:
+    """Mounts that mask `paths` lying inside a shown folder: an empty read-only folder, or /dev/null."""
+    args: list[str] = []
+    for path in paths:
+        path = os.path.abspath(path)
+        if not any(path.startswith(folder + "/") for folder in folders):
+            continue
+        if os.path.isdir(path):
+            args += ["--perms", "0500", "--size", "4096", "--tmpfs", path, "--remount-ro", path]
+        elif os.path.exists(path):
+            args += ["--ro-bind", "/dev/null", path]
+    return args
+
+
 def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[str, str], policy: SandboxPolicy,
           prefix: tuple[str, ...] = ()) -> Command:
     """bwrap's argv for `command`, run in `cwd` (or its own folder) with `env` added to a clean one.
@@ -114,7 +128,7 @@ def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[st
     """
     path_env = env.get("PATH") or os.environ.get("PATH") or DEFAULT_PATH
     command = (unshim(command[0], path_env), *command[1:])
-    folders, argv = bot_folders(command, cwd)
+    folders, argv = bot_folders(command, cwd, policy.show_cwd)
     args: list[str] = [bwrap, *NAMESPACES]
     for folder in SYSTEM_DIRS:
         if os.path.islink(folder):
@@ -131,6 +145,7 @@ def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[st
     mode = "--bind" if policy.writable_folder else "--ro-bind"
     for folder in folders:
         args += [mode, folder, folder]
+    args += _hide(policy.hide, folders)
     if policy.scratch is Scratch.KEEP and policy.keep_dir:
         os.makedirs(policy.keep_dir, mode=0o700, exist_ok=True)
         args += ["--bind", policy.keep_dir, SCRATCH_PATH]
@@ -140,7 +155,7 @@ def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[st
         args += ["--symlink", SCRATCH_PATH, "/tmp"]  # else /tmp holds the bot's folder, read-only
     # The root and /dev are bwrap's own tmpfs: read-only, or they would be unbounded scratch space.
     args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--remount-ro", "/"]
-    workdir = os.path.abspath(cwd) if cwd else (folders[0] if folders else SCRATCH_PATH)
+    workdir = os.path.abspath(cwd) if cwd and policy.show_cwd else (folders[0] if folders else SCRATCH_PATH)
     args += ["--chdir", workdir, "--", *prefix, *argv]
     clean = {
         "PATH": path_env,

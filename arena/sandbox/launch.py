@@ -6,6 +6,8 @@ The referee's process start calls `Launch.prepare` and spawns `argv` with `env` 
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
@@ -38,6 +40,11 @@ class Launch:
         if support.bwrap is None:
             raise BotStartError(f"bot {name!r}: the sandbox is asked for but cannot run here: {support.reason} "
                                 "(or run trusted bots with the sandbox off: --no-sandbox / sandbox: false)")
+        program = command[0] if command else ""
+        path_env = env.get("PATH") or os.environ.get("PATH") or bwrap.DEFAULT_PATH
+        if not (os.path.isfile(os.path.join(cwd or ".", program)) if "/" in program else shutil.which(program, path=path_env)):
+            raise BotStartError(f"bot {name!r}: cannot start {' '.join(command)!r}: {program!r} not found "
+                                "(check the path, or give the interpreter, e.g. 'python3 bot.py')")
         limits = BotLimits.make(policy, cpu_seconds, memory_mb, support.cgroups, support.root)
         try:
             cmd = bwrap.build(support.bwrap, tuple(command), cwd, env, policy, limits.inner_prefix())

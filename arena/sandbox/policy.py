@@ -33,6 +33,9 @@ class SandboxPolicy:
     file_size_mb: int = 64  # largest file it may write (RLIMIT_FSIZE)
     open_files: int = 256  # RLIMIT_NOFILE
     extra_ro: tuple[str, ...] = ()  # more host paths shown read-only (e.g. a runtime under /opt)
+    # Set by whoever starts the bot, not read from YAML:
+    show_cwd: bool = True  # False: cwd is a shared root (no entrant `cwd:`), show only the bot's own files' folders
+    hide: tuple[str, ...] = ()  # arena's outputs (store, replays): masked even inside a shown folder
 
     def __post_init__(self) -> None:
         for name in ("scratch_mb", "processes", "file_size_mb", "open_files"):

@@ -324,7 +324,9 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     store = root / (r.string(output["store"], "output.store") if "store" in output else f"out/{name}.sqlite")
     replays_raw = output.get("replays")
     replays = None if replays_raw is None else root / r.string(replays_raw, "output.replays")
+    hide = _outputs(store, replays)
     entrants = [_keep_dir(e, store) for e in entrants]
+    entrants = [replace(e, sandbox=replace(e.sandbox, hide=hide)) for e in entrants]
 
     return TournamentConfig(
         path=file,
@@ -358,6 +360,15 @@ def _sandbox(r: _Reader, value: Any, where: str, base: SandboxPolicy) -> Sandbox
         r.fail(where, f"the sandbox is asked for but cannot run on this machine: {support.reason} "
                       "(set `sandbox: false` only for bots you trust)")
     return policy
+
+
+def _outputs(store: Path, replays: Path | None) -> tuple[str, ...]:
+    """arena's outputs, masked in a sandbox even where they lie inside an entrant's folder."""
+    paths = [store.with_name(store.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+    paths.append(store.parent / f"{store.stem}-scratch")
+    if replays is not None:
+        paths.append(replays)
+    return tuple(str(p.resolve()) for p in paths)
 
 
 def _keep_dir(entrant: EntrantConfig, store: Path) -> EntrantConfig:
@@ -398,6 +409,7 @@ def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path, sandbox: San
         command = tuple(_substitute(arg, config_dir) for arg in raw_command)
         _check_program(r, command, cwd, _join(where, "command"))
         policy = _sandbox(r, data.get("sandbox"), _join(where, "sandbox"), sandbox)
+        policy = replace(policy, show_cwd=data.get("cwd") is not None)  # the shared root is not the bot's folder
         out.append(EntrantConfig(name, command, str(cwd), env, raw_command, policy))
     return out
 

@@ -40,7 +40,8 @@ def attempt() -> None:
     elif MODE == "read":
         try:
             with open(TARGET, "rb") as fh:
-                report("ESCAPED", f"read {len(fh.read())} bytes")
+                data = fh.read()
+            report("ESCAPED" if data else "BLOCKED", f"read {len(data)} bytes")  # an empty mask leaks nothing
         except OSError as exc:
             report("BLOCKED", repr(exc))
     elif MODE == "proc":
