@@ -153,3 +153,16 @@ def test_arena_run_writes_a_private_store_and_replays(tmp_path):
     assert any(p.suffix == ".jsonl" for p in files) and any(p.suffix == ".sqlite" for p in files)
     assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in files} == {"0o600"}
     assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in out.rglob("*") if p.is_dir()} == {"0o700"}
+
+
+def test_arena_run_warns_before_running_unsandboxed_bots(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        "game: kododo\noptions: {max_deals: 1}\nsandbox: false\nentrants:\n"
+        f"  - {{name: a, command: ['{sys.executable}', '{PY_BOT}', '1']}}\n"
+        f"  - {{name: b, command: ['{sys.executable}', '{PY_BOT}', '2'], sandbox: true}}\n"
+        f"output: {{store: {tmp_path / 's.sqlite'}}}\n"
+    )
+    result = CliRunner().invoke(main, ["run", str(path), "-j", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "WARNING: not sandboxed: a (sandbox: false in the config)" in result.stderr
