@@ -7,6 +7,7 @@ Memory and CPU time stay in the referee's `Limits` (they apply with or without t
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass
 
@@ -58,7 +59,7 @@ class SandboxPolicy:
         )
 
 
-POLICY_KEYS = {
+POLICY_KEYS: dict[str, type] = {  # what `sandbox:` in a config may set, and the type of each
     "enabled": bool,
     "scratch": Scratch,
     "scratch_mb": int,
@@ -110,6 +111,4 @@ def policy_from_mapping(data: object, where: str, base: SandboxPolicy = SandboxP
 
 
 def _replace(base: SandboxPolicy, values: dict[str, object]) -> SandboxPolicy:
-    import dataclasses
-
-    return dataclasses.replace(base, **values)  # type: ignore[arg-type]
+    return dataclasses.replace(base, **values)  # type: ignore[arg-type]  # keys and types checked above
