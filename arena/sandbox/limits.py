@@ -12,6 +12,7 @@ Which mechanism holds what (see also `Support.report`):
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import resource
@@ -47,6 +48,26 @@ def _read_counter(path: str, key: str) -> int:
     except (OSError, ValueError):
         pass
     return 0
+
+
+@functools.lru_cache(maxsize=8)
+def sweep(parent: str) -> int:
+    """Remove the empty cgroups left by arena processes that died without cleaning up (once per parent)."""
+    removed = 0
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return 0
+    for name in names:
+        parts = name.split("-")
+        if len(parts) != 3 or parts[0] != "arena" or not parts[1].isdigit() or os.path.exists(f"/proc/{parts[1]}"):
+            continue
+        try:
+            os.rmdir(os.path.join(parent, name))  # fails, and is kept, while anything still runs in it
+            removed += 1
+        except OSError:
+            pass
+    return removed
 
 
 @dataclass
@@ -89,6 +110,7 @@ class BotLimits:
         return lim
 
     def _make(self, parent: str, name: str, values: dict[str, str]) -> str | None:
+        sweep(parent)
         folder = os.path.join(parent, name)
         try:
             os.mkdir(folder)

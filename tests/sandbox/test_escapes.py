@@ -166,3 +166,17 @@ def test_setsid_and_double_fork_die_with_the_match(c_bot, tmp_path):
     out = escape("setsid", c_bot, tmp_path, env={"ESC_SLEEP": marker})
     assert "BLOCKED?" in out.report and out.faults == []
     assert host_processes(b"sleep\0" + marker.encode()) == []
+
+
+def test_cgroups_left_by_a_dead_arena_process_are_swept(tmp_path):
+    from arena.sandbox import limits
+    from arena.sandbox.probe import probe
+
+    cgroups = probe().cgroups
+    assert cgroups is not None and cgroups.pids, "this machine offers a writable pids cgroup (see probe)"
+    dead = 4_000_000  # above pid_max: no process has it
+    stale = Path(cgroups.pids) / f"arena-{dead}-0"
+    stale.mkdir()
+    limits.sweep.cache_clear()
+    assert limits.sweep(cgroups.pids) >= 1
+    assert not stale.exists()

@@ -102,7 +102,7 @@ def attempt() -> None:
     elif MODE == "fork_bomb":
         children = 0
         try:
-            while children < 100000:
+            while children < 300:  # bounded, so a machine without a process limit is not harmed: 300 is an escape
                 if os.fork() == 0:
                     time.sleep(60)
                     os._exit(0)
