@@ -73,6 +73,22 @@ def _try_bwrap(path: str) -> str:
     return ""
 
 
+def _delegated(folder: str, controller: str) -> bool:
+    """Whether children of a v2 cgroup get `controller`, enabling it when allowed (e.g. a container's root)."""
+    try:
+        with open(f"{folder}/cgroup.subtree_control") as fh:
+            if controller in fh.read().split():
+                return True
+        with open(f"{folder}/cgroup.controllers") as fh:
+            if controller not in fh.read().split():
+                return False
+        with open(f"{folder}/cgroup.subtree_control", "w") as fh:
+            fh.write(f"+{controller}")  # refused (EBUSY) where processes live in a non-root cgroup
+        return True
+    except OSError:
+        return False
+
+
 def _own_cgroup(controller: str, version: int) -> str | None:
     """The folder of this process's cgroup for `controller`, if we may create children in it."""
     try:
@@ -89,13 +105,8 @@ def _own_cgroup(controller: str, version: int) -> str | None:
         else:
             continue
         folder = os.path.normpath(base + rel)
-        if version == 2:
-            try:
-                with open(f"{folder}/cgroup.subtree_control") as fh:
-                    if controller not in fh.read().split():
-                        return None
-            except OSError:
-                return None
+        if version == 2 and not _delegated(folder, controller):
+            return None
         return folder if os.path.isdir(folder) and os.access(folder, os.W_OK) else None
     return None
 
