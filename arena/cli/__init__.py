@@ -58,6 +58,7 @@ def _saved() -> str:
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Run bot competitions: referee games between programs in any language, play tournaments, rate them."""
+    os.umask(0o077)  # replays, stores, logs: readable by the organiser only (see protocol.md, "What a bot can see")
 
 
 def _register_commands() -> None:

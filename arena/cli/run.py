@@ -7,6 +7,7 @@ import sys
 import click
 
 from arena.cli import main
+from arena.sandbox.probe import probe
 from arena.tournament import config as tconfig
 from arena.tournament import report, runner
 
@@ -26,6 +27,9 @@ from arena.tournament import report, runner
 def run_command(config: str, fresh: bool, concurrency: int | None, restart_bots: bool | None, quiet: bool) -> None:
     """Play the tournament CONFIG describes; rerun the same command to resume an interrupted run."""
     cfg = tconfig.load(config)
+    plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
+    if plain:  # said before anything runs: these bots run as you, with your files and network
+        click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false in the config'})", err=True)
     summary = runner.run(cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet)
     rate = f", {summary.games_per_second:.1f} games/s" if summary.played else ""
     reused = f", {summary.reused} kept from the earlier config" if summary.reused else ""

@@ -218,9 +218,9 @@ def test_every_fault_kind_is_covered_by_this_suite():
     source, so a new kind without a test fails here."""
     import ast
 
-    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
     covered: set[FaultKind] = set()
-    for node in tree.body:
+    sources = [Path(__file__), Path(__file__).parents[1] / "sandbox" / "test_escapes.py"]  # limit: sandbox kills
+    for node in (n for source in sources for n in ast.parse(source.read_text(encoding="utf-8")).body):
         if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
             continue
         if node.name == "test_every_fault_kind_is_covered_by_this_suite":
