@@ -72,8 +72,9 @@ def test_a_missing_program_is_a_start_error():
 
 
 def test_rss_of_the_group_is_measured():
-    bot = session("import time; time.sleep(5)")
+    bot = session("import json, time; print(json.dumps({'ready': 1}), flush=True); time.sleep(5)")
     try:
+        assert bot.next_line(time.monotonic() + 10).message == {"ready": 1}  # the interpreter is loaded: measure it, not the fork before exec
         rss = bot.group_rss_kb()
         assert rss is not None and rss > 1000
     finally:
