@@ -10,6 +10,10 @@ import enum
 from dataclasses import dataclass
 
 from arena.jsonvalue import JSON
+from arena.textsafe import DETAIL_CHARS, LINE_CHARS, clean
+
+_MARK = 40  # room for the cut marker of a line already cleaned to LINE_CHARS (cleaning is then a no-op)
+STDERR_TAIL_LINES = 20  # at most this many stderr lines are kept with a fault, each at most LINE_CHARS
 
 
 class FaultKind(enum.Enum):
@@ -46,6 +50,15 @@ class Fault:
     request_id: int | None
     detail: str
     stderr_tail: tuple[str, ...] = ()
+
+    @classmethod
+    def bounded(
+        cls, seat: int, kind: FaultKind, step: int, request_id: int | None, detail: str, stderr_tail: tuple[str, ...] = ()
+    ) -> "Fault":
+        """A fault whose bot-controlled text is made safe: the detail cleaned and cut to DETAIL_CHARS,
+        at most STDERR_TAIL_LINES stderr lines, each cleaned and cut to LINE_CHARS."""
+        tail = tuple(clean(line, LINE_CHARS + _MARK) for line in stderr_tail[-STDERR_TAIL_LINES:])
+        return cls(seat, kind, step, request_id, clean(detail, DETAIL_CHARS), tail)
 
     def to_json(self) -> dict[str, JSON]:
         return {

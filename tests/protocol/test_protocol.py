@@ -15,6 +15,7 @@ from arena.protocol import (
     ProtocolViolation,
     end_message,
     hello_message,
+    Answer,
     parse_answer,
     parse_hello,
     request_message,
@@ -75,9 +76,9 @@ def test_bot_messages_match_the_schema_and_the_parsers():
     assert parse_hello(hello).name == "b"
     answer = {"id": 3, "action": ["G3", "B1"]}
     validator("answer").validate(answer)
-    assert parse_answer(answer) == (3, ["G3", "B1"])
-    assert parse_answer({"type": "answer", "id": 3, "action": None}) == (3, None)
-    assert parse_answer({"type": "action", "id": 4, "action": 1}) == (4, 1)
+    assert parse_answer(answer) == Answer(3, ["G3", "B1"])
+    assert parse_answer({"type": "answer", "id": 3, "action": None}) == Answer(3, None)
+    assert parse_answer({"type": "action", "id": 4, "action": 1}) == Answer(4, 1)
     with pytest.raises(ProtocolViolation):
         parse_answer({"type": "hello", "id": 4, "action": 1})
 
