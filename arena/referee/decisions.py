@@ -72,7 +72,7 @@ class Judge:
 
     def poll(self) -> None:
         """Judge what has arrived, without waiting."""
-        for arrival in self.transport.wait(0.0):
+        for arrival in self.transport.wait(0.0).arrivals:
             self.dispatch(arrival)
 
     def collect(self, asked: list[Seat]) -> None:
@@ -83,14 +83,14 @@ class Judge:
             if not waiting:
                 return
             first = min(seat.deadline.at for seat in waiting)
-            arrivals = self.transport.wait(first - clock())
-            # Every pipe without an arrival was empty when the wait returned, so a seat whose deadline
-            # had passed by then did not answer in time (`checked` is taken before judging anything).
-            checked = arrivals[0].at if arrivals else clock()
-            for arrival in arrivals:
+            batch = self.transport.wait(first - clock())
+            for arrival in batch.arrivals:
                 self.dispatch(arrival)
+            # Every pipe without an arrival was empty when the wait returned (`checked_at`, read before
+            # anything was judged), so a seat still waiting whose deadline had come by then is late.
+            checked = batch.checked_at
             for seat in waiting:
-                if seat.waiting and not seat.deadline.met_by(checked) and not seat.out:
+                if seat.waiting and not seat.out and checked >= seat.deadline.at:
                     self.timeout(seat, checked)
 
     def dispatch(self, arrival: Arrival) -> None:

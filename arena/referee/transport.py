@@ -73,10 +73,18 @@ class Arrival:
     line: bytes | None = None
 
 
+@dataclass(frozen=True)
+class Batch:
+    """What one wait found. Every watched pipe without an arrival was empty at `checked_at`."""
+
+    arrivals: Sequence[Arrival]
+    checked_at: float
+
+
 class Transport(Protocol):
     def watch(self, bot: BotHandle) -> None: ...
     def unwatch(self, bot: BotHandle) -> None: ...
-    def wait(self, timeout: float) -> Sequence[Arrival]: ...
+    def wait(self, timeout: float) -> Batch: ...
     def close(self) -> None: ...
 
 
@@ -95,11 +103,13 @@ class SelectorTransport:
     def unwatch(self, bot: BotHandle) -> None:
         getattr(bot, "pipes").detach()
 
-    def wait(self, timeout: float) -> list[Arrival]:
+    def wait(self, timeout: float) -> Batch:
         """Everything ready within `timeout` seconds, read before any of it is judged."""
         arrivals: list[Arrival] = []
         clock = self.clock
-        for key, _ in self.sel.select(timeout if timeout > 0.0 else 0.0):
+        ready = self.sel.select(timeout if timeout > 0.0 else 0.0)
+        checked = clock()
+        for key, _ in ready:
             bot, which = key.data
             pipes: Pipes = bot.pipes
             if which == OUT:
@@ -115,10 +125,10 @@ class SelectorTransport:
                 pipes.flush_output()
                 if pipes.broken_pipe:
                     arrivals.append(Arrival(bot, ArrivalKind.BROKEN, clock()))
-        return arrivals
+        return Batch(arrivals, checked)
 
     def close(self) -> None:
         self.sel.close()
 
 
-__all__ = ["Arrival", "ArrivalKind", "BotHandle", "SelectorTransport", "Transport"]
+__all__ = ["Arrival", "ArrivalKind", "Batch", "BotHandle", "SelectorTransport", "Transport"]
