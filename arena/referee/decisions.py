@@ -202,8 +202,9 @@ class Judge:
         seat.bot.expire_pending()
         seat.elapsed_ms = elapsed = seat.deadline.elapsed_ms(at)
         seat.clock.charge(elapsed)
-        why = " (the game's wall-clock limit was reached)" if seat.game_cut else ""
-        self.fault(seat, FaultKind.TIMEOUT, seat.rid, f"no answer within {seat.deadline.allowance_ms:.0f} ms{why}")
+        if seat.game_cut:  # cut by the game's wall-clock limit: the game_time fault says it all
+            return
+        self.fault(seat, FaultKind.TIMEOUT, seat.rid, f"no answer within {seat.deadline.allowance_ms:.0f} ms")
 
     # --- faults -----------------------------------------------------------------------------------
 

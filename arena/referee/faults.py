@@ -28,11 +28,13 @@ class FaultKind(enum.Enum):
     NO_EXIT = "no_exit"  # still running after the shutdown grace period
     ORPHANS = "orphans"  # the bot exited but left processes in its process group
     START_FAILED = "start_failed"  # the bot could not be (re)started for a game
+    GAME_TIME = "game_time"  # the game reached its wall-clock limit (TimeControl.game_ms) with this seat in it
 
     @property
     def fatal(self) -> bool:
-        """Fatal faults end the bot's part in the game: it is killed and gets fallback actions."""
-        return self in (FaultKind.CRASH, FaultKind.FLOOD, FaultKind.START_FAILED)
+        """Fatal faults end the seat's part in the game: fallback actions from then on. The bot is
+        also killed for the first three; after `game_time` it is simply asked nothing more."""
+        return self in (FaultKind.CRASH, FaultKind.FLOOD, FaultKind.START_FAILED, FaultKind.GAME_TIME)
 
 
 class FaultPolicy(enum.Enum):

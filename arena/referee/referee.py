@@ -184,8 +184,8 @@ class _Game:
         for s in deciding:
             seats[s].reset()
         left = self._game_left_ms()
-        if left is not None and left <= 0:
-            self.overtime = True
+        if left is not None and left <= 0 and not self.overtime:
+            self._over_time()
         if self.overtime:  # past the game's wall-clock limit: nobody is asked any more
             self._barrier(deciding)
             return
@@ -231,7 +231,19 @@ class _Game:
             seat.waiting = True
             asked.append(seat)
         judge.collect(asked)
+        left = self._game_left_ms()
+        if left is not None and left <= 0 and not self.overtime:
+            self._over_time()
         self._barrier(deciding)
+
+    def _over_time(self) -> None:
+        """The game reached its wall-clock limit: every seat still in it gets a `game_time` fault (under
+        forfeit the game is then void: all share last place), and fallbacks are played to the end."""
+        self.overtime = True
+        limit = self.time_control.game_ms
+        for seat in self.seats:
+            if not seat.out:
+                self.judge.fault(seat, FaultKind.GAME_TIME, None, f"the game reached its wall-clock limit of {limit} ms")
 
     def _barrier(self, deciding: tuple[int, ...]) -> None:
         """All answers are in: fill in fallbacks, apply, reveal to the replay, queue the events.

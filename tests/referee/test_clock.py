@@ -87,13 +87,22 @@ def test_the_game_wall_clock_limit_cuts_the_decision_then_plays_fallbacks():
     tc = TimeControl(decision_ms=1000, game_ms=2500)
     bots, result = game([[0.9], [0.9]], tc)
     # Every decision takes 0.9 s; step 2 (both seats at once, at 1.8 s) has 0.7 s left of the game:
-    # both time out at the game's limit, and nobody is asked again.
+    # both are cut at the game's limit, both get game_time, and nobody is asked again.
     requests = sorted((r["id"], r["step"], r["clock"]["remaining_ms"], i) for i, b in enumerate(bots) for r in b.requests)
     assert [r[2] for r in sorted(requests, key=lambda r: r[1])] == [1000, 1000, 700, 700]
     last_step = max(r[1] for r in requests)
-    assert sorted((f.seat, f.kind, f.step) for f in result.faults) == [(0, FaultKind.TIMEOUT, last_step), (1, FaultKind.TIMEOUT, last_step)]
-    assert "wall-clock limit" in result.faults[0].detail and "700 ms" in result.faults[0].detail
-    assert result.decisions > 3  # the game was played to its end with fallbacks
+    assert sorted((f.seat, f.kind, f.step) for f in result.faults) == [
+        (0, FaultKind.GAME_TIME, last_step),
+        (1, FaultKind.GAME_TIME, last_step),
+    ]
+    assert result.faults[0].detail == "the game reached its wall-clock limit of 2500 ms"
+    assert result.decisions > 4  # the game was played to its end with fallbacks
+
+
+def test_the_game_limit_reached_between_decisions_charges_every_seat_still_in():
+    tc = TimeControl(decision_ms=1000, game_ms=1800)
+    _, result = game([[0.9], [0.9]], tc)  # two sequential 0.9 s decisions use the game up exactly
+    assert sorted((f.seat, f.kind) for f in result.faults) == [(0, FaultKind.GAME_TIME), (1, FaultKind.GAME_TIME)]
 
 
 def test_deadline_arithmetic():
@@ -143,4 +152,4 @@ def test_flood_drift_on_real_processes_is_measured(start_bots, tmp_path):
     print(f"\nreferee minus bot, ms, over {len(drift)} decisions: min {drift[0]:.2f} median {drift[len(drift) // 2]:.2f} max {drift[-1]:.2f}", file=sys.stderr)
     # On a loaded machine the referee itself can be descheduled for a few ms around a write, so the
     # bound is loose; a referee that stamped answers after judging the flood would be off by tens of ms.
-    assert abs(drift[len(drift) // 2]) < 5 and drift[-1] < 25, drift
+    assert abs(drift[len(drift) // 2]) < 5 and drift[-1] < 50, drift

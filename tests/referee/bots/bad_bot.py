@@ -64,7 +64,7 @@ def on_request(request: dict, count: int) -> None:
         chunk = b"z" * 65536
         for _ in range(int(os.environ.get("CHUNKS", "48"))):
             send(chunk)
-        return send(b"\n" + answer_line(request))
+        return send(b"\n")
     elif MODE == "escapes" and bad:  # stderr full of terminal escapes, then a crash
         sys.stderr.write("\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m and a bell\x07\n")
         sys.stderr.flush()
@@ -116,6 +116,10 @@ def on_request(request: dict, count: int) -> None:
 
 
 def main() -> None:
+    if MODE == "limits":  # what the referee set on this process
+        import resource
+
+        log({"as": list(resource.getrlimit(resource.RLIMIT_AS)), "seed": os.environ.get("ARENA_SEED")})
     if MODE == "no_exit":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     count = 0
