@@ -27,9 +27,10 @@ class FakeClock:
 
 
 class FakeTransport:
-    def __init__(self, clock: FakeClock, judge_cost_s: float = 0.0) -> None:
+    def __init__(self, clock: FakeClock, judge_cost_s: float = 0.0, wait_cost_s: float = 0.0) -> None:
         self.clock = clock
         self.judge_cost_s = judge_cost_s
+        self.wait_cost_s = wait_cost_s  # referee time passing before each wait (building requests, ...)
         self.queue: list[tuple[float, int, Arrival]] = []
         self.seq = itertools.count()
         self.watched: set[int] = set()
@@ -46,7 +47,7 @@ class FakeTransport:
 
     def wait(self, timeout: float) -> Batch:
         clock = self.clock
-        clock.t += self.owed
+        clock.t += self.owed + self.wait_cost_s
         self.owed = 0.0
         until = clock.t + max(timeout, 0.0)
         if self.queue and self.queue[0][0] <= until:
@@ -144,8 +145,9 @@ class FakeBot:
         message = json.loads(data)
         if message["type"] != "request":
             return True
-        self.requests.append(message)
         now = self.transport.clock.t
+        message["_sent_at"] = now  # test bookkeeping, not part of the protocol
+        self.requests.append(message)
         for delay, line in self.script(message, len(self.requests)):
             self.transport.schedule(now + delay, Arrival(self, ArrivalKind.LINE, now + delay, line))
         for delay, size in self.stderr_per_request:

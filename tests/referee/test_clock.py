@@ -105,6 +105,44 @@ def test_the_game_limit_reached_between_decisions_charges_every_seat_still_in():
     assert sorted((f.seat, f.kind) for f in result.faults) == [(0, FaultKind.GAME_TIME), (1, FaultKind.GAME_TIME)]
 
 
+def test_an_answer_read_before_its_request_was_written_is_never_used():
+    """Item 6: seat 0 guesses the next id and writes an answer to it soon after answering request 1.
+    Wherever that line falls (the referee spends 1 ms before each of its reads here): if it arrived
+    before request 2 was written it is an `unexpected_answer`, never the answer, and request 2 (which
+    the bot then never answers) times out; if it arrived after, the referee cannot tell it from an
+    answer (protocol.md says so) and the game judges it."""
+    before = after = 0
+    details = set()
+    for tenth_ms in range(0, 80, 2):
+        clock = FakeClock()
+        transport = FakeTransport(clock, wait_cost_s=0.001)
+        delta = tenth_ms / 10_000
+
+        def script(request: dict, count: int, delta: float = delta) -> list[tuple[float, bytes]]:
+            if count == 1:
+                guess = json.dumps({"id": request["id"] + 1, "action": request["legal"][0]}).encode()
+                first = json.dumps({"id": request["id"], "action": request["legal"][0]}).encode()
+                return [(0.002, first), (0.002 + delta, guess)]
+            return [] if count == 2 else answer_after([0.001])(request, count)
+
+        bots = [FakeBot(transport, script, name="guesser"), FakeBot(transport, answer_after([0.001]), name="fair")]
+        result = play_game("kodama-duo", bots, seed=3, time_control=TimeControl(decision_ms=50), clock=clock, transport=transport)
+        seat0 = [(f.kind, f.request_id) for f in result.faults if f.seat == 0]
+        guess_at = bots[0].requests[0]["_sent_at"] + 0.002 + delta
+        if guess_at < bots[0].requests[1]["_sent_at"]:
+            before += 1
+            assert (FaultKind.UNEXPECTED_ANSWER, 2) in seat0 and (FaultKind.TIMEOUT, 2) in seat0, (tenth_ms, seat0)
+            details.update(f.detail for f in result.faults if f.kind is FaultKind.UNEXPECTED_ANSWER)
+        else:
+            after += 1
+            assert (FaultKind.UNEXPECTED_ANSWER, 2) not in seat0 and (FaultKind.TIMEOUT, 2) not in seat0, (tenth_ms, seat0)
+    assert before > 5 and after > 5
+    # Both ways of being early are exercised: read before the step began, and read while the step's
+    # requests were being built (the id was already chosen but not yet written).
+    assert any("read before that request was sent" in d for d in details), details
+    assert any("which was not asked" in d for d in details), details
+
+
 def test_deadline_arithmetic():
     d = Deadline(10.0, 250.0)
     assert d.at == 10.25 and d.met_by(10.25) and not d.met_by(10.250001)
