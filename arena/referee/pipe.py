@@ -255,6 +255,20 @@ class Pipes:
             if self.err_eof or not self.read_stderr():
                 return
 
+    def pump(self, sel: selectors.BaseSelector, timeout: float) -> list[bytes | None]:
+        """Wait up to `timeout` on `sel` (which watches only these pipes): drain stderr, push pending
+        stdin, and return the stdout lines read."""
+        lines: list[bytes | None] = []
+        for key, _ in sel.select(timeout):
+            _, which = key.data
+            if which == ERR:
+                self.read_stderr()
+            elif which == IN:
+                self.flush_output()
+            else:
+                lines.extend(self.read_stdout())
+        return lines
+
     def close(self) -> None:
         for stream in self._streams:
             try:

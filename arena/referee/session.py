@@ -24,7 +24,7 @@ from arena.protocol import ProtocolViolation, hello_message, parse_hello, shutdo
 from arena.referee.clock import Deadline, TimeControl
 from arena.referee.faults import Fault, FaultKind
 from arena.referee.limits import Limits
-from arena.referee.pipe import ERR, IN, Pipes
+from arena.referee.pipe import Pipes
 from arena.referee.process import describe_exit, group_alive, killpg, live_group_members, reap, spawn, wait_group_gone
 from arena.textsafe import NAME_CHARS, clean
 
@@ -112,19 +112,12 @@ class BotProcess:
                         f"bot {self.name!r}: no hello within the start-up allowance of "
                         f"{deadline.allowance_ms:.0f} ms{self._tail_hint()}"
                     )
-                for key, _ in sel.select(timeout):
-                    _, which = key.data
-                    if which == ERR:
-                        pipes.read_stderr()
-                    elif which == IN:
-                        pipes.flush_output()
-                    else:
-                        lines = pipes.read_stdout()
-                        if lines:
-                            self._accept_hello(lines[0])
-                            self.backlog.extend(lines[1:])  # early lines, judged by the referee
-                            self.state = SessionState.READY
-                            return
+                lines = pipes.pump(sel, timeout)
+                if lines:
+                    self._accept_hello(lines[0])
+                    self.backlog.extend(lines[1:])  # early lines, judged by the referee
+                    self.state = SessionState.READY
+                    return
                 if pipes.out_eof or pipes.broken_pipe:
                     code = reap(self.proc, 0.2)
                     pipes.drain_stderr_now()
@@ -304,14 +297,7 @@ class BotProcess:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return None
-                for key, _ in sel.select(min(remaining, 0.01)):
-                    _, which = key.data
-                    if which == ERR:
-                        pipes.read_stderr()
-                    elif which == IN:
-                        pipes.flush_output()
-                    else:
-                        pipes.read_stdout()  # anything said after shutdown is of no use
+                pipes.pump(sel, min(remaining, 0.01))  # anything said after shutdown is of no use
         finally:
             pipes.detach()
             sel.close()
