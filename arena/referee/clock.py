@@ -100,7 +100,7 @@ class SeatClock:
         if self.bank_ms is None:
             return
         used = min(elapsed_ms, self.allowance_ms())
-        self.bank_ms = max(0.0, self.bank_ms - used) + self.control.increment_ms
+        self.bank_ms = self.bank_ms - used + self.control.increment_ms  # used <= allowance <= bank: never negative
 
     def report(self) -> dict[str, JSON]:
         """What the bot is told in each request (whole milliseconds)."""

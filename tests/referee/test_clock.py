@@ -191,3 +191,15 @@ def test_flood_drift_on_real_processes_is_measured(start_bots, tmp_path):
     # On a loaded machine the referee itself can be descheduled for a few ms around a write, so the
     # bound is loose; a referee that stamped answers after judging the flood would be off by tens of ms.
     assert abs(drift[len(drift) // 2]) < 5 and drift[-1] < 50, drift
+
+
+@pytest.mark.parametrize(
+    "field, bad, good",
+    [("decision_ms", 0, 1), ("startup_ms", 0, 1), ("shutdown_ms", -1, 0), ("game_ms", 0, 1), ("bank_ms", -1, 0), ("increment_ms", -1, 0)],
+)
+def test_time_control_bounds_are_exact(field, bad, good):
+    from arena.errors import ArenaError
+
+    TimeControl(**{field: good})
+    with pytest.raises(ArenaError, match=field):
+        TimeControl(**{field: bad})
