@@ -100,7 +100,8 @@ class SeatClock:
         if self.bank_ms is None:
             return
         used = min(elapsed_ms, self.allowance_ms())
-        self.bank_ms = self.bank_ms - used + self.control.increment_ms  # used <= allowance <= bank: never negative
+        # `used` is at most the allowance, which is at most the bank: the bank never goes negative.
+        self.bank_ms = self.bank_ms - used + self.control.increment_ms
 
     def report(self) -> dict[str, JSON]:
         """What the bot is told in each request (whole milliseconds)."""
