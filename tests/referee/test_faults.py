@@ -151,7 +151,10 @@ def test_answer_sent_with_the_hello_is_never_used(start_bots, c_bot, tmp_path):
     assert kinds(result) == [FaultKind.UNEXPECTED_ANSWER]
     assert result.faults[0].step == -1  # judged before the first step
     first = decisions_of(records, BAD)[0]
-    assert first["source"] == "bot" and first["answer"] != ["B1"] or first["answer"] == first["played"]
+    # The decision is the answer sent after request 1 arrived (its first legal action), never the early
+    # line's action, which is not even a legal action of any game.
+    assert first["id"] == 1 and first["source"] == "bot"
+    assert first["answer"] == first["played"] and first["answer"] != "sent-with-the-hello"
 
 
 def test_second_answer_is_ignored_and_recorded(start_bots, c_bot, tmp_path):

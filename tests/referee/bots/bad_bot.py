@@ -134,7 +134,7 @@ def main() -> None:
                 hello["name"] = "evil\x1b]0;pwned\x07\x1b[2Jbot"
             extra = b""
             if MODE == "early_hello":  # an answer in the same write as the hello: before any request
-                extra = b'{"id": 1, "action": ["B1"]}\n'
+                extra = b'{"id": 1, "action": "sent-with-the-hello"}\n'
             if MODE == "orphans":
                 subprocess.Popen(["sleep", "30"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             send((json.dumps(hello) + "\n").encode() + extra)
