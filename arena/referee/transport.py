@@ -7,7 +7,7 @@ the referee's work on the lines of the same wait, and at most the judging of the
 reads (one read of at most 64 KiB per ready pipe, lines bounded by their byte budget), never a
 backlog. The referee compares these stamps with each seat's `Deadline`.
 
-Why one selector loop and not per-bot reader threads, by measurement (tests/referee/bench_stamp.py:
+Why one selector loop and not per-bot reader threads, by measurement (tests/referee/bench_stamp.py, one run:
 a line every 10 ms while the referee judges a flooding neighbour's 1 MB lines, 5.9 ms each): stamped
 by this loop, median 0.4 ms late, p90 5.2 ms (one judging pass); stamped by a reader thread, median
 5.5 ms, p90 9.2 ms, as the thread waits for the GIL (the 5 ms switch interval, and orjson holds the
