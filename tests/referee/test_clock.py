@@ -189,7 +189,8 @@ def test_flood_drift_on_real_processes_is_measured(start_bots, tmp_path):
     drift = sorted(recorded[i] - own[i] for i in own)
     print(f"\nreferee minus bot, ms, over {len(drift)} decisions: min {drift[0]:.2f} median {drift[len(drift) // 2]:.2f} max {drift[-1]:.2f}", file=sys.stderr)
     # On a loaded machine either process can be descheduled for a few ms around a write, so the bound
-    # is on the median and the 90th percentile; a referee that stamped answers after judging the flood would be off by tens of ms.
+    # is on the median and the 90th percentile; a referee that stamped answers after judging the
+    # flood would be off by tens of ms.
     assert abs(drift[len(drift) // 2]) < 5 and drift[int(len(drift) * 0.9)] < 20, drift  # median and 90th percentile
 
 
