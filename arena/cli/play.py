@@ -13,13 +13,19 @@ from arena.cli import main
 from arena.errors import BotError, GameOptionError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str, loads
-from arena.referee.bot import BotProcess, BotSpec, Limits
+from arena.referee.bot import BotProcess, BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.faults import Fault, FaultPolicy
+from arena.referee.limits import Limits
 from arena.referee.referee import GameResult, play_game
 from arena.referee.replay import iter_replay
 from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import decide
+from arena.rng import derive_seed
+from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
+
+TC = TimeControl()  # the defaults, defined once in the referee
+LIM = Limits()
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -50,13 +56,16 @@ def parse_command(text: str, index: int) -> tuple[str, ...]:
 @click.option("--seed", type=int, default=None, help="Game seed (default: random, printed).")
 @click.option("--replay", "replay", type=click.Path(dir_okay=False), default=None, help="Write the replay (JSON lines) here.")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="A game option (see `arena games`).")
-@click.option("--decision-ms", type=int, default=1000, show_default=True, help="Time limit per decision.")
-@click.option("--bank-ms", type=int, default=None, help="A total time bank per seat (chess clock).")
-@click.option("--increment-ms", type=int, default=0, show_default=True, help="Added to the bank after each decision.")
-@click.option("--startup-ms", type=int, default=10_000, show_default=True, help="Allowance for a bot's start-up and handshake.")
+@click.option("--decision-ms", type=int, default=TC.decision_ms, show_default=True, help="Time limit per decision.")
+@click.option("--bank-ms", type=int, default=TC.bank_ms, help="A total time bank per seat (chess clock).")
+@click.option("--increment-ms", type=int, default=TC.increment_ms, show_default=True, help="Added to the bank after each decision.")
+@click.option("--startup-ms", type=int, default=TC.startup_ms, show_default=True, help="Allowance for a bot's start-up and handshake.")
+@click.option("--game-ms", type=int, default=TC.game_ms, show_default=True, help="Wall-clock limit of the whole game (0: none).")
 @click.option("--policy", type=click.Choice([p.value for p in FaultPolicy]), default="forfeit", show_default=True)
-@click.option("--cpu-seconds", type=int, default=None, help="CPU-time limit of each bot process.")
-@click.option("--memory-mb", type=int, default=None, help="Address-space limit of each bot process.")
+@click.option("--cpu-seconds", type=int, default=LIM.cpu_seconds, help="CPU-time limit of each bot process.")
+@click.option(
+    "--memory-mb", type=int, default=LIM.memory_mb, show_default=True, help="Address-space limit of each bot process (0: none)."
+)
 @click.option("--sandbox/--no-sandbox", "sandbox", default=None, help="Run each bot in a bubblewrap sandbox (default: on where it can run).")
 @click.option("--quiet", is_flag=True, help="Only the result, not the step-by-step log.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
@@ -70,6 +79,7 @@ def play_command(
     bank_ms: int | None,
     increment_ms: int,
     startup_ms: int,
+    game_ms: int | None,
     policy: str,
     cpu_seconds: int | None,
     memory_mb: int | None,
@@ -80,13 +90,22 @@ def play_command(
     """Play one GAME between bots and show what happened.
 
     Example: arena play kododo --bot 'python3 sample_bots/python/random_bot.py' --bot sample_bots/c/random_bot
+
+    A --seed reproduces the game: the game id is derived from it, and each bot gets ARENA_SEED (derived
+    from the seed and its seat) in its environment, which the sample bots seed themselves from.
     """
     spec = get_game(game)
     spec.check_seats(len(bots))
     resolved = spec.resolve_options(dict(parse_option(o) for o in options))
     commands = [parse_command(text, i) for i, text in enumerate(bots)]
-    control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, increment_ms=increment_ms, startup_ms=startup_ms)
-    limits = Limits(cpu_seconds=cpu_seconds, memory_mb=memory_mb)
+    control = TimeControl(
+        decision_ms=decision_ms,
+        bank_ms=bank_ms,
+        increment_ms=increment_ms,
+        startup_ms=startup_ms,
+        game_ms=game_ms or None,
+    )
+    limits = Limits(cpu_seconds=cpu_seconds, memory_mb=memory_mb or None)
     sandboxed, warning = decide(sandbox)
     if warning:
         click.echo(f"arena: {warning}", err=True)
@@ -101,7 +120,8 @@ def play_command(
     finished = False
     try:
         for i, argv in enumerate(commands):
-            started.append(BotProcess.start(BotSpec(f"seat{i}", argv, sandbox=SandboxPolicy(enabled=sandboxed)), control, limits))
+            env = {"ARENA_SEED": str(derive_seed(seed, "bot", i))}
+            started.append(BotProcess.start(BotSpec(f"seat{i}", argv, env=env, sandbox=SandboxPolicy(enabled=sandboxed)), control, limits))
         result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy), replay_path=path)
         finished = True
     finally:
@@ -149,7 +169,8 @@ def _render_log(path: str) -> list[str]:
         if kind == "header":
             lines.append(f"{record['game']} {record['game_version']}  seed {record['seed']}  options {dumps_str(record['options'])}")
             for seat in record["seats"]:
-                lines.append(f"  seat {seat['seat']}: {seat['name']} {seat['version']}  ({' '.join(seat['command'])})")
+                name, version = clean(seat["name"], NAME_CHARS), clean(seat["version"], NAME_CHARS)
+                lines.append(f"  seat {seat['seat']}: {name} {version}  ({clean(' '.join(seat['command']))})")
         elif kind == "decision":
             mark = "" if record["source"] == "bot" else "  <- fallback"
             elapsed = record.get("elapsed_ms")
@@ -161,9 +182,12 @@ def _render_log(path: str) -> list[str]:
                     data = {k: v for k, v in event.items() if k != "kind"}
                     lines.append(f"           {event['kind']}: {dumps_str(data)}")
         elif kind == "fault":
-            lines.append(f"  FAULT seat {record['seat']} {record['kind']} (step {record['step']}, request {record['request_id']}): {record['detail']}")
+            lines.append(
+                f"  FAULT seat {record['seat']} {record['kind']} (step {record['step']}, request {record['request_id']}):"
+                f" {clean(record['detail'])}"
+            )
             for tail in record.get("stderr_tail", [])[-3:]:
-                lines.append(f"        stderr| {tail}")
+                lines.append(f"        stderr| {clean(tail, LINE_CHARS)}")
     return lines
 
 
@@ -176,12 +200,12 @@ def _print_result(result: GameResult, close_faults: list[Fault], replay: str | N
         tiebreak = ",".join(str(t) for t in result.tiebreaks[seat])
         note = "  (faulted)" if seat in faulty else ""
         click.echo(
-            f"  rank {result.ranks[seat]}  seat {seat}  {result.players[seat]:<20} {result.points[seat]:>4} points"
+            f"  rank {result.ranks[seat]}  seat {seat}  {clean(result.players[seat], NAME_CHARS):<20} {result.points[seat]:>4} points"
             f"  tie-break {tiebreak}  game rank {result.game_ranks[seat]}{note}"
         )
     if result.faults:
         click.echo(f"faults ({result.policy.value}): " + ", ".join(f"seat {f.seat} {f.kind.value}" for f in result.faults))
     for fault in close_faults:
-        click.echo(f"after the game: seat {fault.seat} {fault.kind.value}: {fault.detail}")
+        click.echo(f"after the game: seat {fault.seat} {fault.kind.value}: {clean(fault.detail)}")
     if replay:
         click.echo(f"replay: {replay}")

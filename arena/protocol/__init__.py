@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from arena.jsonvalue import JSON
+from arena.jsonvalue import JSON, dumps
 
 PROTOCOL_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
@@ -25,6 +25,13 @@ REQUEST = "request"
 END = "end"
 SHUTDOWN = "shutdown"
 ANSWER_TYPES = ("answer", "action")  # an answer's optional "type"; both spellings are in use
+
+# What an answer may contain (protocol.md, "answer"). Anything else is a malformed answer.
+MAX_ID = 2**53 - 1  # ids are integers 0 <= id <= MAX_ID (JSON true and 3.0 are not ids)
+MAX_INT = 2**53 - 1  # integers inside an action: -MAX_INT <= n <= MAX_INT
+MAX_ACTION_DEPTH = 16  # arrays and objects nest at most this deep in an action ([] is depth 1)
+MAX_ACTION_BYTES = 16_384  # an action's canonical encoding is at most this many bytes
+PREVIEW_CHARS = 120  # a bad value is shown in a fault detail cut to about this many characters
 
 
 class ProtocolViolation(ValueError):
@@ -101,50 +108,138 @@ class BotHello:
 def parse_hello(message: Any) -> BotHello:
     """The bot's reply to the referee's hello; raises ProtocolViolation saying what to fix."""
     if not isinstance(message, dict) or message.get("type") != HELLO:
-        raise ProtocolViolation(f'the first line must be {{"type": "hello", ...}}, got {_short(message)}')
+        raise ProtocolViolation(f'the first line must be {{"type": "hello", ...}}, got {preview(message)}')
     protocol = message.get("protocol")
     if type(protocol) is not int or protocol != PROTOCOL_VERSION:  # JSON true and 1.0 are not 1
-        raise ProtocolViolation(f"the bot speaks protocol {protocol!r}, this referee speaks {PROTOCOL_VERSION}")
+        raise ProtocolViolation(f"the bot speaks protocol {preview(protocol)}, this referee speaks {PROTOCOL_VERSION}")
     name = message.get("name")
     version = message.get("version", "")
     if not isinstance(name, str) or not name or len(name) > 100:
-        raise ProtocolViolation(f'the hello needs a "name" (a non-empty string of at most 100 characters), got {name!r}')
+        raise ProtocolViolation(f'the hello needs a "name" (a non-empty string of at most 100 characters), got {preview(name)}')
     if not isinstance(version, str) or len(version) > 100:
-        raise ProtocolViolation(f'the hello "version" must be a string of at most 100 characters, got {version!r}')
+        raise ProtocolViolation(f'the hello "version" must be a string of at most 100 characters, got {preview(version)}')
     return BotHello(name=name, version=version, protocol=protocol)
 
 
-def parse_answer(message: Any) -> tuple[int, JSON]:
-    """(id, action) of an answer line; raises ProtocolViolation for anything else."""
+@dataclass(frozen=True)
+class Answer:
+    """A well-formed answer line: the id it answers and its action (checked by `check_action`)."""
+
+    request_id: int
+    action: JSON
+
+
+def parse_answer(message: Any) -> Answer:
+    """The answer in a parsed bot line; raises ProtocolViolation (a short reason) for anything else.
+
+    Accepted exactly: a JSON object with an integer "id" in [0, MAX_ID] (not a bool, not a float such
+    as 3.0) and an "action" that passes `check_action`; an optional "type" of "answer" or "action";
+    other members are ignored.
+    """
     if type(message) is not dict:
-        raise ProtocolViolation(f'an answer must be a JSON object {{"id": ..., "action": ...}}, got {_short(message)}')
+        raise ProtocolViolation(f'an answer must be a JSON object {{"id": ..., "action": ...}}, got {preview(message)}')
     request_id = message.get("id")
-    if type(request_id) is float and request_id.is_integer():
-        request_id = int(request_id)  # 3.0 is 3 in JSON
-    if type(request_id) is not int:
-        raise ProtocolViolation(f'an answer needs the integer "id" of its request, got {_short(message)}')
+    if type(request_id) is not int or not 0 <= request_id <= MAX_ID:
+        raise ProtocolViolation(
+            f'an answer needs the "id" of its request, an integer from 0 to 2^53-1, got {preview(request_id)}'
+        )
     if "action" not in message:
-        raise ProtocolViolation(f'an answer needs an "action", got {_short(message)}')
+        raise ProtocolViolation(f'an answer needs an "action", got {preview(message)}')
     kind = message.get("type", "answer")
     if kind not in ANSWER_TYPES:
-        raise ProtocolViolation(f'an answer has "type": "answer" (or "action", or no type), got {kind!r}')
-    return request_id, message["action"]
+        raise ProtocolViolation(f'an answer has "type": "answer" (or "action", or no type), got {preview(kind)}')
+    action = message["action"]
+    check_action(action)
+    return Answer(request_id, action)
 
 
-def _short(value: Any, limit: int = 120) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def check_action(action: JSON) -> None:
+    """Raise ProtocolViolation unless `action` is within the protocol's bounds: nesting at most
+    MAX_ACTION_DEPTH, integers within +-MAX_INT, finite floats, string keys, and a canonical encoding of
+    at most MAX_ACTION_BYTES. Within them every writer (wire, replay, store) can encode it."""
+    stack: list[tuple[JSON, int]] = [(action, 0)]
+    budget = MAX_ACTION_BYTES  # rough size so far: stops the walk of a huge value early
+    while stack:
+        value, depth = stack.pop()
+        kind = type(value)
+        if kind is list or kind is dict:
+            if depth >= MAX_ACTION_DEPTH:
+                raise ProtocolViolation(f"the action nests deeper than {MAX_ACTION_DEPTH} levels")
+            items = value.values() if kind is dict else value
+            if kind is dict and any(type(k) is not str for k in value):
+                raise ProtocolViolation("the action has an object key that is not a string")
+            budget -= len(value) + 2
+            stack.extend((item, depth + 1) for item in items)
+        elif kind is int:
+            if not -MAX_INT <= value <= MAX_INT:
+                raise ProtocolViolation(f"the action has an integer outside +-(2^53-1): {preview(value)}")
+            budget -= 1
+        elif kind is float:
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ProtocolViolation("the action has a number that is not finite")
+            budget -= 1
+        elif kind is str:
+            budget -= len(value)
+        elif value is not None and kind is not bool:
+            raise ProtocolViolation(f"the action has a value that is not JSON: {preview(value)}")
+        if budget < 0:
+            raise ProtocolViolation(f"the action is longer than {MAX_ACTION_BYTES} bytes")
+    size = len(dumps(action))
+    if size > MAX_ACTION_BYTES:
+        raise ProtocolViolation(f"the action is {size} bytes, more than {MAX_ACTION_BYTES}")
+
+
+def preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
+    """A short, bounded text of any parsed JSON value, safe however large or deep it is."""
+    parts: list[str] = []
+    size = 0
+    stack: list[Any] = [value]
+    while stack and size <= limit:
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            text = item.text
+        elif type(item) is list:
+            stack.append(_Raw("]"))
+            stack.extend(reversed([x for pair in ((_Raw(", "), v) for v in item) for x in pair][1:]))
+            text = "["
+        elif type(item) is dict:
+            stack.append(_Raw("}"))
+            entries = [x for k, v in item.items() for x in (_Raw(", "), _Raw(f"{str(k)[:limit]!r}: "), v)][1:]
+            stack.extend(reversed(entries))
+            text = "{"
+        elif type(item) is str:
+            text = repr(item[: limit + 1])
+        elif type(item) is int and abs(item) > 10**30:  # not from JSON (orjson reads these as floats)
+            text = "a huge integer"
+        else:
+            text = repr(item)
+        parts.append(text)
+        size += len(text)
+    text = "".join(parts)
+    return text if len(text) <= limit and not stack else text[: limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class _Raw:
+    text: str
 
 
 __all__ = [
     "PROTOCOL_VERSION",
     "SCHEMA_PATH",
+    "MAX_ACTION_BYTES",
+    "MAX_ACTION_DEPTH",
+    "MAX_ID",
+    "MAX_INT",
+    "Answer",
     "BotHello",
     "ProtocolViolation",
     "end_message",
     "hello_message",
     "parse_answer",
     "parse_hello",
+    "check_action",
+    "preview",
     "request_message",
     "shutdown_message",
     "start_message",

@@ -10,6 +10,10 @@ import enum
 from dataclasses import dataclass
 
 from arena.jsonvalue import JSON
+from arena.textsafe import DETAIL_CHARS, LINE_CHARS, clean
+
+_MARK = 40  # room for the cut marker of a line already cleaned to LINE_CHARS (cleaning is then a no-op)
+STDERR_TAIL_LINES = 20  # at most this many stderr lines are kept with a fault, each at most LINE_CHARS
 
 
 class FaultKind(enum.Enum):
@@ -25,11 +29,13 @@ class FaultKind(enum.Enum):
     ORPHANS = "orphans"  # the bot exited but left processes in its process group
     START_FAILED = "start_failed"  # the bot could not be (re)started for a game
     LIMIT = "limit"  # a sandbox limit (memory, processes, disk, cpu) ended the bot; detail names which
+    GAME_TIME = "game_time"  # the game reached its wall-clock limit (TimeControl.game_ms) with this seat in it
 
     @property
     def fatal(self) -> bool:
-        """Fatal faults end the bot's part in the game: it is killed and gets fallback actions."""
-        return self in (FaultKind.CRASH, FaultKind.FLOOD, FaultKind.START_FAILED, FaultKind.LIMIT)
+        """Fatal faults end the seat's part in the game: fallback actions from then on. The bot is
+        also killed for crash, flood, start_failed and limit; after `game_time` it is simply asked nothing more."""
+        return self in (FaultKind.CRASH, FaultKind.FLOOD, FaultKind.START_FAILED, FaultKind.LIMIT, FaultKind.GAME_TIME)
 
 
 class FaultPolicy(enum.Enum):
@@ -47,6 +53,15 @@ class Fault:
     request_id: int | None
     detail: str
     stderr_tail: tuple[str, ...] = ()
+
+    @classmethod
+    def bounded(
+        cls, seat: int, kind: FaultKind, step: int, request_id: int | None, detail: str, stderr_tail: tuple[str, ...] = ()
+    ) -> "Fault":
+        """A fault whose bot-controlled text is made safe: the detail cleaned and cut to DETAIL_CHARS,
+        at most STDERR_TAIL_LINES stderr lines, each cleaned and cut to LINE_CHARS."""
+        tail = tuple(clean(line, LINE_CHARS + _MARK) for line in stderr_tail[-STDERR_TAIL_LINES:])
+        return cls(seat, kind, step, request_id, clean(detail, DETAIL_CHARS), tail)
 
     def to_json(self) -> dict[str, JSON]:
         return {

@@ -13,9 +13,16 @@ from arena.protocol import (
     PROTOCOL_VERSION,
     SCHEMA_PATH,
     ProtocolViolation,
+    MAX_ACTION_BYTES,
+    MAX_ACTION_DEPTH,
+    MAX_ID,
+    MAX_INT,
+    Answer,
+    check_action,
     end_message,
     hello_message,
     parse_answer,
+    preview,
     parse_hello,
     request_message,
     shutdown_message,
@@ -75,9 +82,9 @@ def test_bot_messages_match_the_schema_and_the_parsers():
     assert parse_hello(hello).name == "b"
     answer = {"id": 3, "action": ["G3", "B1"]}
     validator("answer").validate(answer)
-    assert parse_answer(answer) == (3, ["G3", "B1"])
-    assert parse_answer({"type": "answer", "id": 3, "action": None}) == (3, None)
-    assert parse_answer({"type": "action", "id": 4, "action": 1}) == (4, 1)
+    assert parse_answer(answer) == Answer(3, ["G3", "B1"])
+    assert parse_answer({"type": "answer", "id": 3, "action": None}) == Answer(3, None)
+    assert parse_answer({"type": "action", "id": 4, "action": 1}) == Answer(4, 1)
     with pytest.raises(ProtocolViolation):
         parse_answer({"type": "hello", "id": 4, "action": 1})
 
@@ -100,8 +107,14 @@ def test_bad_hellos_are_refused_with_a_reason(message):
         parse_hello(message)
 
 
+# Integers and depth inside the protocol's bounds (max_leaves keeps nesting far below 16), so that what
+# the schema cannot say is only this: an id must be written as an integer (3.0 is not an id).
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-MAX_INT, max_value=MAX_INT)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3)
     | st.dictionaries(st.sampled_from(["id", "action", "type", "x"]), inner | st.sampled_from(["answer", "action"]), max_size=4),
     max_leaves=10,
@@ -109,14 +122,65 @@ json_values = st.recursive(
 
 
 @given(json_values)
-def test_parse_answer_accepts_exactly_the_schema_answers(value):
-    schema_ok = validator("answer").is_valid(value)
+def test_parse_answer_accepts_exactly_the_schema_answers_whose_id_is_an_integer(value):
+    schema_ok = validator("answer").is_valid(value) and type(value.get("id")) is int
     try:
         parse_answer(value)
         parsed = True
     except ProtocolViolation:
         parsed = False
     assert parsed == schema_ok
+
+
+@pytest.mark.parametrize(
+    "message, reason",
+    [
+        ({"id": 3.0, "action": 1}, "an integer from 0 to 2^53-1, got 3.0"),
+        ({"id": True, "action": 1}, "got True"),
+        ({"id": -1, "action": 1}, "got -1"),
+        ({"id": MAX_ID + 1, "action": 1}, "got 9007199254740992"),
+        ({"id": 2**64, "action": 1}, "an integer from 0 to 2^53-1"),
+        ({"id": 1, "action": [MAX_INT + 1]}, "integer outside"),
+        ({"id": 1, "action": {"a": -(2**63) - 1}}, "integer outside"),
+        ({"id": 1, "action": "x" * MAX_ACTION_BYTES}, f"more than {MAX_ACTION_BYTES}"),
+        ({"id": 1, "action": ["x" * 100] * 200}, f"longer than {MAX_ACTION_BYTES}"),
+        ({"id": 1, "action": float("inf")}, "not finite"),
+        ({"id": 1, "action": float("nan")}, "not finite"),
+    ],
+)
+def test_answers_outside_the_protocol_bounds_are_refused_with_a_short_reason(message, reason):
+    with pytest.raises(ProtocolViolation, match=None) as info:
+        parse_answer(message)
+    assert reason in str(info.value) and len(str(info.value)) < 200
+
+
+def nested(depth: int) -> object:
+    value: object = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_action_depth_limit_is_exact():
+    check_action(nested(MAX_ACTION_DEPTH))
+    with pytest.raises(ProtocolViolation, match="nests deeper than 16"):
+        check_action(nested(MAX_ACTION_DEPTH + 1))
+    with pytest.raises(ProtocolViolation, match="nests deeper"):
+        check_action(nested(100_000))  # no recursion anywhere: a huge depth is refused, not a crash
+
+
+def test_bounds_are_inclusive():
+    assert parse_answer({"id": MAX_ID, "action": [MAX_INT, -MAX_INT, 1.5e300]}) == Answer(MAX_ID, [MAX_INT, -MAX_INT, 1.5e300])
+    assert parse_answer({"id": 0, "action": "x" * (MAX_ACTION_BYTES - 2)}).request_id == 0  # 2 bytes of quotes
+
+
+@given(st.recursive(st.integers() | st.text() | st.floats(), lambda i: st.lists(i) | st.dictionaries(st.text(), i), max_leaves=50))
+def test_preview_is_short_for_any_value(value):
+    assert len(preview(value)) <= 120
+
+
+def test_preview_of_a_deep_value_does_not_recurse():
+    assert preview(nested(100_000)).startswith("[[[[") and len(preview(nested(100_000))) <= 120
 
 
 def test_the_worked_example_in_protocol_md_is_valid():

@@ -41,10 +41,34 @@ def log(record: dict) -> None:
 
 def on_request(request: dict, count: int) -> None:
     bad = count == BAD_AT
+    if MODE == "sleep" and LOG:  # when it got the request and when it answered (CLOCK_MONOTONIC is system-wide)
+        received = time.monotonic()
+        time.sleep(float(os.environ.get("SLEEP_S", "0.2")))
+        log({"id": request["id"], "step": request["step"], "took_ms": (time.monotonic() - received) * 1000})
+        return send(answer_line(request))
     if MODE == "timeout" and bad:
         time.sleep(float(os.environ.get("SLEEP_S", "0.3")))
     elif MODE == "sleep" and count <= int(os.environ.get("SLEEP_STEPS", "1")):
-        time.sleep(0.2)
+        time.sleep(float(os.environ.get("SLEEP_S", "0.2")))
+    elif MODE == "stderr_trickle":  # stderr without pause for 150 ms, then a normal answer
+        stop = time.monotonic() + 0.15
+        while time.monotonic() < stop:
+            sys.stderr.buffer.write(b"t" * 4096 + b"\n")
+            sys.stderr.flush()
+    elif MODE == "line" and bad:  # LINE: the raw line to send, "{id}" replaced by the request's id
+        return send(os.environ["LINE"].replace("{id}", str(request["id"])).encode() + b"\n")
+    elif MODE == "line_file" and bad:  # the same, the line read from the file LINE_FILE
+        with open(os.environ["LINE_FILE"], "rb") as fh:
+            return send(fh.read().replace(b"{id}", str(request["id"]).encode()) + b"\n")
+    elif MODE == "endless" and bad:  # stdout with no newline at all, far past any line budget
+        chunk = b"z" * 65536
+        for _ in range(int(os.environ.get("CHUNKS", "48"))):
+            send(chunk)
+        return send(b"\n")
+    elif MODE == "escapes" and bad:  # stderr full of terminal escapes, then a crash
+        sys.stderr.write("\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m and a bell\x07\n")
+        sys.stderr.flush()
+        os._exit(5)
     elif MODE == "crash" and bad:
         sys.stderr.write("bad_bot: crashing on purpose now\n")
         sys.stderr.flush()
@@ -92,6 +116,10 @@ def on_request(request: dict, count: int) -> None:
 
 
 def main() -> None:
+    if MODE == "limits":  # what the referee set on this process
+        import resource
+
+        log({"as": list(resource.getrlimit(resource.RLIMIT_AS)), "seed": os.environ.get("ARENA_SEED")})
     if MODE == "no_exit":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     count = 0
@@ -102,9 +130,11 @@ def main() -> None:
         kind = message.get("type")
         if kind == "hello":
             hello = {"type": "hello", "protocol": 1, "name": f"bad-{MODE}", "version": "0"}
+            if MODE == "escapes":  # a name that would retitle the terminal and clear the screen
+                hello["name"] = "evil\x1b]0;pwned\x07\x1b[2Jbot"
             extra = b""
             if MODE == "early_hello":  # an answer in the same write as the hello: before any request
-                extra = b'{"id": 1, "action": ["B1"]}\n'
+                extra = b'{"id": 1, "action": "sent-with-the-hello"}\n'
             if MODE == "orphans":
                 subprocess.Popen(["sleep", "30"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             send((json.dumps(hello) + "\n").encode() + extra)
