@@ -231,10 +231,11 @@ class GameDriver:
             self._noise(record, f"{line.raw!r} ({when})")
             return None
         try:
-            return parse_answer(line.message)
+            answer = parse_answer(line.message)
         except ProtocolViolation as exc:
             self._noise(record, f"{clean(str(exc), 200)} ({when})")
             return None
+        return answer.request_id, answer.action
 
     def _stray(self, record: GameRecord, when: str) -> None:
         for line in self.session.drain(0.0):

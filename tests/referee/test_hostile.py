@@ -112,12 +112,12 @@ def test_arena_play_sets_a_memory_limit_and_a_seed_by_default(c_bot, tmp_path):
     log = tmp_path / "limits.log"
     runner = CliRunner()
     bot = f"env BOT_LOG={log} {sys.executable} {BAD_BOT} limits"
-    out = runner.invoke(main, ["play", "kododo", "--seed", "7", "--quiet", "--bot", bot, "--bot", c_bot])
+    out = runner.invoke(main, ["play", "kododo", "--seed", "7", "--quiet", "--no-sandbox", "--bot", bot, "--bot", c_bot])
     assert out.exit_code == 0, out.output
     seen = json.loads(log.read_text().splitlines()[0])
     assert seen["as"] == [DEFAULT_MEMORY_MB * 1024 * 1024] * 2
     assert seen["seed"] is not None
-    runner.invoke(main, ["play", "kododo", "--seed", "7", "--quiet", "--memory-mb", "0", "--bot", bot, "--bot", c_bot])
+    runner.invoke(main, ["play", "kododo", "--seed", "7", "--quiet", "--no-sandbox", "--memory-mb", "0", "--bot", bot, "--bot", c_bot])
     assert json.loads(log.read_text().splitlines()[1])["as"][0] == -1  # RLIM_INFINITY: 0 lifts the limit
 
 
