@@ -101,12 +101,14 @@ class SelectorTransport:
         self.sel = selectors.DefaultSelector()
 
     def watch(self, bot: BotHandle) -> None:
-        pipes = getattr(bot, "pipes")
-        assert isinstance(pipes, Pipes)
-        pipes.attach(self.sel)
+        pipes = getattr(bot, "pipes", None)  # None: a bot that could not be started has no pipes
+        if isinstance(pipes, Pipes):
+            pipes.attach(self.sel)
 
     def unwatch(self, bot: BotHandle) -> None:
-        getattr(bot, "pipes").detach()
+        pipes = getattr(bot, "pipes", None)
+        if isinstance(pipes, Pipes):
+            pipes.detach()
 
     def wait(self, timeout: float) -> Batch:
         """Everything ready within `timeout` seconds, read before any of it is judged."""
