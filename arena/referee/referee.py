@@ -28,9 +28,8 @@ from arena.jsonvalue import JSON, dumps_line, loads
 from arena.protocol import PROTOCOL_VERSION, ProtocolViolation, end_message, parse_answer, request_message, start_message
 from arena.referee.bot import ERR, IN, OUT, BotProcess, Classification
 from arena.referee.clock import SeatClock, TimeControl
-from arena.referee.commit import commitment, new_salt
 from arena.referee.faults import Fault, FaultKind, FaultPolicy
-from arena.referee.replay import REPLAY_FORMAT, ReplayWriter
+from arena.referee.replay import Header, ReplayWriter, SeatInfo
 
 _monotonic = time.monotonic
 
@@ -175,7 +174,7 @@ class _Game:
         started = _monotonic()
         names = tuple(seat.bot.name for seat in self.seats)
         if self.replay is not None:
-            self.replay.write(self._header(names))
+            self.replay.header(self._header())
         self._begin()
         state = self.state
         while True:
@@ -206,32 +205,16 @@ class _Game:
         )
         self._end(result)
         if self.replay is not None:
-            self.replay.write({"type": "result", **result.to_json()})
+            self.replay.result(result)
         return result
 
-    def _header(self, names: tuple[str, ...]) -> dict[str, JSON]:
-        return {
-            "type": "header",
-            "format": REPLAY_FORMAT,
-            "protocol": PROTOCOL_VERSION,
-            "game": self.spec.name,
-            "game_version": self.spec.version,
-            "game_id": self.game_id,
-            "options": self.options,
-            "seed": self.seed,
-            "seats": [
-                {
-                    "seat": s.index,
-                    "name": s.bot.name,  # as the bot introduced itself
-                    "version": s.bot.version,
-                    "entrant": s.bot.spec.name,  # as the operator named it
-                    "command": list(s.bot.spec.command),
-                }
-                for s in self.seats
-            ],
-            "time_control": self.time_control.to_json(),
-            "policy": self.policy.value,
-        }
+    def _header(self) -> Header:
+        seats = tuple(
+            SeatInfo(s.index, s.bot.name, s.bot.version, s.bot.spec.name, tuple(s.bot.spec.command), s.bot.spec.cwd)
+            for s in self.seats
+        )
+        return Header(PROTOCOL_VERSION, self.spec.name, self.spec.version, self.game_id, self.options, self.seed,
+                      seats, self.time_control.to_json(), self.policy)
 
     def _begin(self) -> None:
         names = [seat.bot.name for seat in self.seats]
@@ -370,20 +353,8 @@ class _Game:
         if replay is not None:
             for s in deciding:
                 seat = seats[s]
-                replay.write(
-                    {
-                        "type": "decision",
-                        "step": self.step,
-                        "seat": s,
-                        "id": seat.rid,
-                        "answer": seat.action if seat.answered else None,
-                        "answered": seat.answered,
-                        "salt": seat.salt,
-                        "played": actions[s],
-                        "source": "bot" if s in from_bot else "fallback",
-                        "elapsed_ms": None if seat.elapsed_ms is None else round(seat.elapsed_ms, 3),
-                    }
-                )
+                replay.decision(step=self.step, seat=s, request_id=seat.rid, answered=seat.answered, answer=seat.action,
+                                salt=seat.salt, played=actions[s], from_bot=s in from_bot, elapsed_ms=seat.elapsed_ms)
         self.decisions += len(deciding)
         public: list[JSON] = []
         for event in events:
@@ -398,7 +369,7 @@ class _Game:
                 if not target.out:
                     target.events.append(data)
         if replay is not None:
-            replay.write({"type": "events", "step": self.step, "events": public})
+            replay.events(self.step, public)
 
     def _end(self, result: GameResult) -> None:
         summary = result.summary()
@@ -483,20 +454,9 @@ class _Game:
         seat.action = action
         seat.elapsed_ms = elapsed = (now - seat.sent) * 1000.0
         seat.clock.charge(elapsed)
-        if self.secret and self.replay is not None:
+        if self.replay is not None and seat.rid is not None:
             # Committed the moment it arrives, before the barrier: the replay proves the order.
-            seat.salt = salt = new_salt()
-            self.replay.write(
-                {
-                    "type": "commit",
-                    "step": self.step,
-                    "seat": seat.index,
-                    "id": seat.rid,
-                    "commitment": commitment(salt, self.step, seat.index, action),
-                    "elapsed_ms": round(elapsed, 3),
-                },
-                flush=True,
-            )
+            seat.salt = self.replay.commit(self.step, seat.index, seat.rid, action, flush=self.secret)
 
     def _bad_line(self, seat: _Seat, kind: FaultKind, detail: str, now: float) -> None:
         """An unreadable line is the answer to the pending request, if any (answers are final)."""
@@ -533,7 +493,7 @@ class _Game:
         fault = Fault(seat.index, kind, self.step, rid, detail, seat.bot.stderr_tail())
         self.faults.append(fault)
         if self.replay is not None:
-            self.replay.write({"type": "fault", **fault.to_json()})
+            self.replay.fault(fault)
 
     def _remove(self, seat: _Seat) -> tuple[int | None, bool]:
         """Take a seat's bot out of the game for good: kill its group; fallbacks from now on."""
