@@ -168,9 +168,10 @@ class _Walk:
         self.commits: dict[int, Commit] = {}
         self.decisions: list[Decision] = []
         self.faults: list[FaultRecord] = [] if self.step else [f for f in self.all_faults]
-        self.before = state.clone() if self.detail else None
-        self.views = {s: state.view(s) for s in self.deciding} if self.detail else {}
-        self.legal = {s: state.legal_actions(s) for s in self.deciding} if self.detail else {}
+        # Views are drawn from the copy, which nothing changes later: a view may share lists with its state.
+        self.before = before = state.clone() if self.detail else None
+        self.views = {s: before.view(s) for s in self.deciding} if before is not None else {}
+        self.legal = {s: before.legal_actions(s) for s in self.deciding} if before is not None else {}
 
     def run(self) -> Iterator[SimStep]:
         for record in self.replay.body:
@@ -370,6 +371,15 @@ class _Walk:
         for member, value in expected.items():
             recorded = getattr(r, member)
             if recorded != value:
-                show = (lambda v: [f.kind.value + f"@{f.step}" for f in v]) if member == "faults" else (lambda v: v)
+                show = _show_faults if member == "faults" else _show
                 raise self.fail(r.line, f"'{member}': the result says {short(show(recorded), 200)}, the game and the "
                                         f"recorded faults give {short(show(value), 200)}")
+
+
+def _show(value: object) -> object:
+    """Tuples as lists, so a message quotes values the way the replay writes them."""
+    return [_show(v) for v in value] if isinstance(value, tuple) else value
+
+
+def _show_faults(faults: object) -> object:
+    return [f"{f.kind.value} of seat {f.seat} at step {f.step}" for f in faults] if isinstance(faults, tuple) else faults
