@@ -68,7 +68,7 @@ def test_arbitrary_bytes_are_a_replay_error_and_nothing_else(data: bytes) -> Non
     only_replay_errors(data)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(__import__("os").environ.get("FUZZ_N", "400")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_a_real_replay_with_one_member_changed_is_verified_or_refused_never_crashes(replay_bytes: bytes, data: st.DataObject) -> None:
     lines = [json.loads(line) for line in replay_bytes.decode().splitlines()]
