@@ -209,6 +209,8 @@ class _Walk:
             raise self.fail(f.line, f"a fault of step {f.step} recorded during step {self.step}")
         elif f.step < self.at_step:
             raise self.fail(f.line, f"a fault at step {f.step}, which was recorded from the original game (no bot took part)")
+        if self.decisions:
+            raise self.fail(f.line, "a fault written among the step's decisions (faults come before the reveal)")
         if f.kind in FATAL_FAULTS:
             if f.seat in self.fatal:
                 raise self.fail(f.line, f"a second fault that takes seat {f.seat}'s bot out of the game (first: line "
@@ -223,8 +225,9 @@ class _Walk:
                                     f"(deciding: {list(self.deciding)})")
         if c.seat in self.commits:
             raise self.fail(c.line, f"a second commitment of seat {c.seat} at step {c.step}")
-        if self.decisions:
-            raise self.fail(c.line, "a commitment written after the step's decisions began")
+        if self.decisions or any(f.kind is FaultKind.ILLEGAL_ACTION for f in self.faults):
+            raise self.fail(c.line, "a commitment written after the step's answers were judged (its decisions or "
+                                    "an illegal_action fault)")
         if c.step < self.at_step:
             raise self.fail(c.line, f"a commitment at step {c.step}, which was recorded from the original game")
         out = self.fatal.get(c.seat)

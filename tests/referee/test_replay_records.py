@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,7 @@ def test_arbitrary_bytes_are_a_replay_error_and_nothing_else(data: bytes) -> Non
     only_replay_errors(data)
 
 
-@settings(max_examples=int(__import__("os").environ.get("FUZZ_N", "400")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("FUZZ_N", "400")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_a_real_replay_with_one_member_changed_is_verified_or_refused_never_crashes(replay_bytes: bytes, data: st.DataObject) -> None:
     lines = [json.loads(line) for line in replay_bytes.decode().splitlines()]
@@ -191,3 +192,32 @@ def test_a_bot_decision_shape_round_trips() -> None:
 def test_load_replay_names_a_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ReplayError, match="cannot read the replay"):
         load_replay(tmp_path / "missing.jsonl")
+
+
+@settings(max_examples=int(os.environ.get("FUZZ_N", "300")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_dropping_duplicating_or_swapping_whole_lines_is_always_refused(replay_bytes: bytes, data: st.DataObject) -> None:
+    """Every line matters: none can go, none can repeat, and only the arrival order of the answers and
+    faults of one step (which nothing fixes) may change without being noticed."""
+    lines = replay_bytes.splitlines(keepends=True)
+    i = data.draw(st.integers(0, len(lines) - 1))
+    how = data.draw(st.sampled_from(["drop", "duplicate", "swap"]))
+    if how == "drop":
+        changed = lines[:i] + lines[i + 1 :]
+    elif how == "duplicate":
+        changed = lines[: i + 1] + lines[i:]
+    else:
+        j = data.draw(st.integers(0, len(lines) - 1))
+        a, b = json.loads(lines[i]), json.loads(lines[j])
+        # Answers and faults arriving during one step may come in any order; the referee writes them
+        # as they come, so their order carries no promise. Everything else has its one place.
+        if a == b or (a.get("step") == b.get("step") and {a["type"], b["type"]} <= {"commit", "fault"}
+                      and "fault" in (a["type"], b["type"]) and a["type"] != b["type"]
+                      and "illegal_action" not in (a.get("kind"), b.get("kind"))):
+            return
+        if a["type"] == b["type"] == "commit" and a["step"] == b["step"]:
+            return
+        changed = list(lines)
+        changed[i], changed[j] = changed[j], changed[i]
+    with pytest.raises(ReplayError):
+        verify_replay(parse_replay(b"".join(changed)))
