@@ -34,6 +34,7 @@ from arena.referee.referee import apply_policy
 from arena.referee.replay.encoding import JSON, canonical_bytes, check_commitment
 from arena.referee.replay.reader import Replay, load_replay
 from arena.referee.replay.records import FATAL_FAULTS, RESPONSE_FAULTS, Commit, Decision, Events, FaultRecord, Source, short
+from arena.textsafe import clean
 
 T = TypeVar("T")
 _GAME_ERRORS = (ArithmeticError, AttributeError, KeyError, IndexError, LookupError, TypeError, ValueError, RecursionError)
@@ -124,7 +125,7 @@ class _Walk:
         try:
             return call()
         except _GAME_ERRORS as exc:
-            raise self.fail(line, f"the game fails on {what}: {type(exc).__name__}: {short(exc)}") from None
+            raise self.fail(line, f"the game fails on {what}: {type(exc).__name__}: {clean(str(exc), 200)}") from None
 
     # --- the header -------------------------------------------------------------------------------
 
