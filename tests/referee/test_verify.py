@@ -131,8 +131,7 @@ def test_the_old_bypass_answered_false_is_refused(games: dict[str, Path], tmp_pa
 def test_a_bot_answer_turned_into_a_fallback_is_refused(games: dict[str, Path], tmp_path: Path) -> None:
     recs = records(games["clean"])
     i = index(recs, is_bot, 3)
-    for gone in ("salt",):
-        del recs[i][gone]
+    del recs[i]["salt"]
     recs[i].update(source="fallback", fault="timeout")
     rejected(tmp_path, recs, rf"line {i + 1}: .*the bot answered \(commitment on line \d+\), but the decision says timeout")
 
