@@ -16,7 +16,6 @@ from __future__ import annotations
 from arena.jsonvalue import JSON, loads
 from arena.protocol import ProtocolViolation, parse_answer
 from arena.referee.clock import Clock, Deadline, SeatClock
-from arena.referee.commit import commitment, new_salt
 from arena.referee.faults import Fault, FaultKind
 from arena.referee.replay import ReplayWriter
 from arena.referee.session import Classification
@@ -164,20 +163,9 @@ class Judge:
         elapsed = self._settle(seat, at)
         seat.answered = True
         seat.action = action
-        if self.secret and self.replay is not None:
+        if self.replay is not None and seat.rid is not None:
             # Committed the moment it arrives, before the barrier: the replay proves the order.
-            seat.salt = salt = new_salt()
-            self.replay.write(
-                {
-                    "type": "commit",
-                    "step": self.step,
-                    "seat": seat.index,
-                    "id": seat.rid,
-                    "commitment": commitment(salt, self.step, seat.index, action),
-                    "elapsed_ms": round(elapsed, 3),
-                },
-                flush=True,
-            )
+            seat.salt = self.replay.commit(self.step, seat.index, seat.rid, action, flush=self.secret)
 
     def bad_line(self, seat: Seat, kind: FaultKind, detail: str, at: float) -> None:
         """An unreadable line is the answer to the pending request, if any (answers are final)."""
@@ -212,7 +200,7 @@ class Judge:
         fault = Fault.bounded(seat.index, kind, self.step, rid, detail, seat.bot.stderr_tail())
         self.faults.append(fault)
         if self.replay is not None:
-            self.replay.write({"type": "fault", **fault.to_json()})
+            self.replay.fault(fault)
 
     def remove(self, seat: Seat) -> tuple[int | None, bool]:
         """Take a seat's bot out of the game for good: kill its group; fallbacks from now on."""

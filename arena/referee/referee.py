@@ -31,7 +31,7 @@ from arena.protocol import PROTOCOL_VERSION, end_message, preview, request_messa
 from arena.referee.clock import Clock, Deadline, SeatClock, TimeControl
 from arena.referee.decisions import Judge, Seat
 from arena.referee.faults import FaultKind, FaultPolicy
-from arena.referee.replay import REPLAY_FORMAT, ReplayWriter
+from arena.referee.replay import Header, ReplayWriter, SeatInfo
 from arena.referee.result import GameResult, apply_policy
 from arena.referee.transport import BotHandle, SelectorTransport, Transport
 from arena.rng import derive_seed
@@ -78,7 +78,7 @@ class _Game:
             self.game_deadline = Deadline(started, float(self.time_control.game_ms))
         names = tuple(seat.bot.name for seat in self.seats)
         if self.replay is not None:
-            self.replay.write(self._header(names))
+            self.replay.header(self._header())
         self._begin()
         state = self.state
         while True:
@@ -111,32 +111,16 @@ class _Game:
         )
         self._end(result)
         if self.replay is not None:
-            self.replay.write({"type": "result", **result.to_json()})
+            self.replay.result(result)
         return result
 
-    def _header(self, names: tuple[str, ...]) -> dict[str, JSON]:
-        return {
-            "type": "header",
-            "format": REPLAY_FORMAT,
-            "protocol": PROTOCOL_VERSION,
-            "game": self.spec.name,
-            "game_version": self.spec.version,
-            "game_id": self.game_id,
-            "options": self.options,
-            "seed": self.seed,
-            "seats": [
-                {
-                    "seat": s.index,
-                    "name": s.bot.name,  # as the bot introduced itself (cleaned)
-                    "version": s.bot.version,
-                    "entrant": s.bot.spec.name,  # as the operator named it
-                    "command": list(s.bot.spec.command),
-                }
-                for s in self.seats
-            ],
-            "time_control": self.time_control.to_json(),
-            "policy": self.policy.value,
-        }
+    def _header(self) -> Header:
+        seats = tuple(
+            SeatInfo(s.index, s.bot.name, s.bot.version, s.bot.spec.name, tuple(s.bot.spec.command), s.bot.spec.cwd)
+            for s in self.seats
+        )
+        return Header(PROTOCOL_VERSION, self.spec.name, self.spec.version, self.game_id, self.options, self.seed,
+                      seats, self.time_control.to_json(), self.policy)
 
     def _begin(self) -> None:
         names = [seat.bot.name for seat in self.seats]
@@ -277,20 +261,8 @@ class _Game:
         if replay is not None:
             for s in deciding:
                 seat = seats[s]
-                replay.write(
-                    {
-                        "type": "decision",
-                        "step": self.step,
-                        "seat": s,
-                        "id": seat.rid,
-                        "answer": seat.action if seat.answered else None,
-                        "answered": seat.answered,
-                        "salt": seat.salt,
-                        "played": actions[s],
-                        "source": "bot" if s in from_bot else "fallback",
-                        "elapsed_ms": None if seat.elapsed_ms is None else round(seat.elapsed_ms, 3),
-                    }
-                )
+                replay.decision(step=self.step, seat=s, request_id=seat.rid, answered=seat.answered, answer=seat.action,
+                                salt=seat.salt, played=actions[s], from_bot=s in from_bot, elapsed_ms=seat.elapsed_ms)
         self.decisions += len(deciding)
         public: list[JSON] = []
         for event in events:
@@ -305,7 +277,7 @@ class _Game:
                 if not target.out:
                     target.events.append(data)
         if replay is not None:
-            replay.write({"type": "events", "step": self.step, "events": public})
+            replay.events(self.step, public)
 
     def _end(self, result: GameResult) -> None:
         summary = result.summary()

@@ -57,7 +57,7 @@ def test_timeout_gets_fallback_and_the_late_answer_is_ignored(start_bots, c_bot,
     assert kinds(result) == [FaultKind.TIMEOUT]
     assert result.faults[0].request_id == 1 and result.faults[0].step == 0
     mine = decisions_of(records, BAD)
-    assert mine[0]["source"] == "fallback" and not mine[0]["answered"]
+    assert mine[0]["source"] == "fallback" and mine[0]["fault"] == "timeout" and "salt" not in mine[0]
     assert all(d["source"] == "bot" for d in mine[1:])  # the bot recovered; its late answer was not used
     assert bots[BAD].alive
     assert_forfeited(result)
@@ -151,10 +151,10 @@ def test_answer_sent_with_the_hello_is_never_used(start_bots, c_bot, tmp_path):
     assert kinds(result) == [FaultKind.UNEXPECTED_ANSWER]
     assert result.faults[0].step == -1  # judged before the first step
     first = decisions_of(records, BAD)[0]
-    # The decision is the answer sent after request 1 arrived (its first legal action), never the early
-    # line's action, which is not even a legal action of any game.
+    # The decision is the answer sent after request 1 arrived (its first legal action), committed when it
+    # came, never the early line's action, which is not even a legal action of any game.
     assert first["id"] == 1 and first["source"] == "bot"
-    assert first["answer"] == first["played"] and first["answer"] != "sent-with-the-hello"
+    assert first["played"] != "sent-with-the-hello"
 
 
 def test_second_answer_is_ignored_and_recorded(start_bots, c_bot, tmp_path):
@@ -163,7 +163,7 @@ def test_second_answer_is_ignored_and_recorded(start_bots, c_bot, tmp_path):
     assert result.faults[0].request_id == 1 and "second answer" in result.faults[0].detail
     first = decisions_of(records, BAD)[0]
     legal_first = first["played"]
-    assert first["source"] == "bot" and first["answer"] == legal_first  # the first answer stands
+    assert first["source"] == "bot" and "fault" not in first and legal_first  # the first answer stands
 
 
 def test_policy_continue_keeps_the_rules_ranking(start_bots, c_bot, tmp_path):
@@ -202,7 +202,7 @@ def test_spy_learns_nothing_of_other_decisions_before_its_deadline(start_bots, c
     assert [s["step"] for s in seen] == [0, 1]
     assert all(s["received_while_waiting"] == [] for s in seen)
     for step in (0, 1):
-        commits = {r["seat"]: r["elapsed_ms"] for r in records if r["type"] == "commit" and r["step"] == step}
+        commits = {r["seat"]: r["elapsed_ms"] for r in records if r["type"] == "decision" and r["step"] == step}
         # The others had answered long before the spy did: their decisions existed, and were not sent.
         assert commits[0] < 100 and commits[2] < 100 and commits[BAD] > 150
 
