@@ -34,6 +34,9 @@ class GameLike(Protocol):
     """What the bootstrap needs of a stored game (arena.tournament.store.StoredGame has it)."""
 
     @property
+    def index(self) -> int: ...
+
+    @property
     def round(self) -> int: ...
 
     @property
@@ -63,9 +66,9 @@ class Blocks:
 
 
 def deal_blocks(games: Sequence[GameLike], entrants: int) -> Blocks:
-    """Group games by (round, table); the order of `games` must be schedule order within a block."""
+    """Group games by (round, table), each block's games in schedule order."""
     grouped: dict[tuple[int, int], list[GameLike]] = {}
-    for g in games:
+    for g in sorted(games, key=lambda g: g.index):
         grouped.setdefault((g.round, g.table), []).append(g)
     keys = tuple(sorted(grouped))
     rank_sum = np.zeros((len(keys), entrants))
