@@ -136,7 +136,7 @@ class _Data:
             return DirectedEffect(a, b, None, None, n_with, n_without)
         x = np.asarray(rows)
         y = np.asarray(ys)
-        keep = [bool(v) for v in x.any(axis=0)]  # entrants never met by A carry no information
+        keep = [bool(x[:, j].any()) for j in range(x.shape[1])]  # entrants never met by A carry no information
         x = x[:, np.asarray(keep)]
         names = [o for o, k in zip(others, keep) if k]
         coef, _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
