@@ -95,7 +95,7 @@ def next_counts(seatings: Iterable[Sequence[int]], entrants: int) -> list[list[i
 @dataclass(frozen=True)
 class NeighbourBalance:
     spread: int  # largest minus smallest count over ordered pairs of distinct entrants (0: exact)
-    deviation: float  # sum of |count - mean| over ordered pairs / sum of counts: share to move
+    deviation: float  # share of all adjacencies that would have to move to reach balance (0: exact)
     low: int
     high: int
 
@@ -112,7 +112,8 @@ def balance(counts: Sequence[Sequence[int]]) -> NeighbourBalance:
     if not cells or not sum(cells):
         return NeighbourBalance(0, 0.0, 0, 0)
     mean = sum(cells) / len(cells)
-    return NeighbourBalance(max(cells) - min(cells), sum(abs(c - mean) for c in cells) / sum(cells), min(cells), max(cells))
+    moves = sum(abs(c - mean) for c in cells) / 2  # each move takes one from a high cell to a low one
+    return NeighbourBalance(max(cells) - min(cells), moves / sum(cells), min(cells), max(cells))
 
 
 @dataclass(frozen=True)

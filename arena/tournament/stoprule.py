@@ -167,3 +167,27 @@ def stopping_round(games: Sequence[GameLike], entrants: int, max_rounds: int, ru
         if decide(games, entrants, r, max_rounds, rule).stop:
             return r
     return max_rounds
+
+
+def complete_rounds(games: Sequence[GameLike], games_per_round: int) -> int:
+    """How many rounds from round 0 on are fully stored (games of later rounds may be stored too)."""
+    per_round: dict[int, int] = {}
+    for g in games:
+        per_round[g.round] = per_round.get(g.round, 0) + 1
+    r = 0
+    while per_round.get(r, 0) >= games_per_round:
+        r += 1
+    return r
+
+
+def first_stop(
+    games: Sequence[GameLike], entrants: int, games_per_round: int, max_rounds: int, rule: StopRule
+) -> StopDecision | None:
+    """The decision at the first whole round where the rule stops, among the rounds stored complete;
+    None if it has not stopped yet. What a runner calls after each stored game (and on resume): games
+    of rounds after the stopping round, finished by concurrent workers, change nothing."""
+    for r in range(rule.min_rounds, min(complete_rounds(games, games_per_round), max_rounds - 1) + 1):
+        decision = decide(games, entrants, r, max_rounds, rule)
+        if decision.stop:
+            return decision
+    return None

@@ -6,7 +6,15 @@ import random
 
 import pytest
 
-from arena.tournament.stoprule import StopRule, decide, pair_test, stopping_round, t_two_sided_p
+from arena.tournament.stoprule import (
+    StopRule,
+    complete_rounds,
+    decide,
+    first_stop,
+    pair_test,
+    stopping_round,
+    t_two_sided_p,
+)
 from bench.simfield import Field, tournament
 
 RULE = StopRule(confidence=0.95, min_rounds=4)
@@ -65,3 +73,21 @@ def test_pair_test_sign_and_ties() -> None:
     t = pair_test(rows, 0, 1)
     assert t.difference == pytest.approx(2 / 3) and t.t > 0
     assert pair_test([[1.0, 1.0], [1.0, 1.0]], 0, 1).p == 1.0
+
+
+def test_first_stop_is_the_same_with_later_rounds_partly_stored_and_in_any_order() -> None:
+    """What keeps -j 1, -j 2 and a resumed run at one stopping round: the first round at which the rule
+    stops depends only on the games of the rounds before it."""
+    fld = Field((0.0, 1.5, 3.0, 4.5), seats=4)
+    games = tournament(fld, 30, 3)
+    at = stopping_round(games, 4, 30, RULE)
+    assert at < 30
+    sequential = [g for g in games if g.round < at]  # -j 1 stops exactly here
+    found = first_stop(sequential, 4, 4, 30, RULE)
+    assert found is not None and found.rounds == at
+    assert first_stop([g for g in games if g.round < at - 1], 4, 4, 30, RULE) is None
+    in_flight = sequential + [g for g in games if g.round == at][:3] + [g for g in games if g.round == at + 1][:2]
+    random.Random(5).shuffle(in_flight)  # -j 2, or a resume after SIGKILL, stored these too
+    again = first_stop(in_flight, 4, 4, 30, RULE)
+    assert again == found
+    assert complete_rounds(in_flight, 4) == at
