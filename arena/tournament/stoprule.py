@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from arena.jsonvalue import JSON
+from arena.tournament import tdist
 from arena.tournament.uncertainty import GameLike
 
 
@@ -74,42 +75,9 @@ class StopDecision:
         return f"settled {done}/{len(self.pairs)} after {self.rounds} rounds, {state}"
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        for num in (m * (b - m) * x / ((a + m2 - 1) * (a + m2)), -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1))):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-14:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularised incomplete beta I_x(a, b)."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    lnfront = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    if x < (a + 1) / (a + b + 2):
-        return math.exp(lnfront) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(lnfront) * _betacf(b, a, 1 - x) / b
-
-
 def t_two_sided_p(t: float, df: int) -> float:
     """P(|T| >= |t|) for Student's t with `df` degrees of freedom."""
-    if math.isinf(t):
-        return 0.0
-    return _betainc(df / 2.0, 0.5, df / (df + t * t))
+    return tdist.two_sided_p(t, df)
 
 
 def round_average_ranks(games: Sequence[GameLike], entrants: int, rounds: int) -> list[list[float | None]]:
