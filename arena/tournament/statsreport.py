@@ -39,6 +39,8 @@ def interval_values(e: EntrantUncertainty | None) -> dict[str, JSON]:
 
 def intervals_text(standings: Sequence[Standing], unc: Uncertainty, names: Sequence[str]) -> str:
     pct = f"{unc.confidence:.0%}"
+    if unc.note:
+        return f"how sure: {unc.note}"
     by = _by_name(unc, names)
     rows = [("#", "entrant", f"avg rank {pct} interval", f"mu {pct} interval", "P(ahead of next)")]
     for s in standings:
@@ -72,6 +74,7 @@ def uncertainty_json(unc: Uncertainty, names: Sequence[str]) -> dict[str, JSON]:
         "seed": unc.seed,
         "blocks": unc.blocks,
         "method": "stratified bootstrap over deal blocks (a deal under all its seatings is one unit)",
+        "note": unc.note or None,
         "entrants": {
             names[e.entrant]: {
                 "avg_rank": e.avg_rank.to_json() if e.avg_rank else None,

@@ -158,6 +158,7 @@ class Uncertainty:
     seed: int
     blocks: int
     entrants: tuple[EntrantUncertainty, ...]  # by entrant index
+    note: str = ""  # why there are no intervals, if there are none
 
 
 def _percentiles(samples: Matrix, confidence: float) -> tuple[Matrix, Matrix]:
@@ -210,9 +211,13 @@ def estimate(
         raise ValueError("resamples must be at least 1 and rating resamples at least 0")
     blocks = deal_blocks(games, entrants)
     played = blocks.seat_count.sum(axis=0)
-    if blocks.size == 0:
+    per_table: dict[int, int] = {}
+    for t in blocks.strata:
+        per_table[t] = per_table.get(t, 0) + 1
+    if min(per_table.values(), default=0) < 2:
         empty = tuple(EntrantUncertainty(e, None, None) for e in range(entrants))
-        return Uncertainty(confidence, resamples, rating_resamples, seed, 0, empty)
+        note = "no intervals yet: they need every table played with at least 2 deals (2 rounds)"
+        return Uncertainty(confidence, resamples, rating_resamples, seed, blocks.size, empty, note)
     if rating_resamples:
         rating_resamples = max(20, min(rating_resamples, rating_budget // max(1, len(games))))
     counts = resample_counts(blocks, max(resamples, rating_resamples), seed)
@@ -225,9 +230,6 @@ def estimate(
         mus = rerated_mu(blocks, counts[:rating_resamples], model)
         mu_lo, mu_hi = _percentiles(mus, confidence)
         mu_point = point_mu(blocks, model)
-    per_table: dict[int, int] = {}
-    for t in blocks.strata:
-        per_table[t] = per_table.get(t, 0) + 1
     factor = small_sample_factor(min(per_table.values()), confidence)
     nxt: dict[int, int] = {}
     if order is not None:

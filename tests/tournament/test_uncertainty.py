@@ -76,5 +76,7 @@ def test_clear_leader_is_surely_ahead_and_intervals_contain_the_estimate() -> No
 
 def test_no_games_no_intervals_and_bad_options_refused() -> None:
     assert all(e.avg_rank is None for e in estimate([], 3).entrants)
+    one_round = estimate(tournament(FIELD, rounds=1, seed=1), 4)  # one deal per table: no spread to measure
+    assert one_round.note and all(e.avg_rank is None and e.p_ahead is None for e in one_round.entrants)
     with pytest.raises(ValueError, match="confidence"):
         estimate([], 3, confidence=1.0)
