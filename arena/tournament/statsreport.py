@@ -39,7 +39,7 @@ def interval_values(e: EntrantUncertainty | None) -> dict[str, JSON]:
 
 def intervals_text(standings: Sequence[Standing], unc: Uncertainty, names: Sequence[str]) -> str:
     pct = f"{unc.confidence:.0%}"
-    if unc.note:
+    if unc.note and unc.blocks and all(e.avg_rank is None for e in unc.entrants):
         return f"how sure: {unc.note}"
     by = _by_name(unc, names)
     rows = [("#", "entrant", f"avg rank {pct} interval", f"mu {pct} interval", "P(ahead of next)")]
@@ -63,7 +63,7 @@ def intervals_text(standings: Sequence[Standing], unc: Uncertainty, names: Seque
         f"how sure: {pct} intervals by bootstrap over {unc.blocks} deal blocks ({unc.resamples} resamples, "
         f"{unc.rating_resamples} re-rated for mu; seed {unc.seed})"
     )
-    return "\n".join([head, *lines])
+    return "\n".join([head, *lines, *([f"  ({unc.note})"] if unc.note else [])])
 
 
 def uncertainty_json(unc: Uncertainty, names: Sequence[str]) -> dict[str, JSON]:

@@ -203,7 +203,7 @@ def estimate(
     """Intervals for every entrant; `order` (best first, e.g. the standings) says who is "next".
 
     Re-rating is capped at `rating_budget` rated games in all (about 40 us each): a big store gets fewer
-    rating resamples (at least 20), and the result says how many were used.
+    rating resamples, none if fewer than 20 would fit (the note says so); the result says how many.
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1 (exclusive), got {confidence}")
@@ -218,8 +218,12 @@ def estimate(
         empty = tuple(EntrantUncertainty(e, None, None) for e in range(entrants))
         note = "no intervals yet: they need every table played with at least 2 deals (2 rounds)"
         return Uncertainty(confidence, resamples, rating_resamples, seed, blocks.size, empty, note)
+    rating_note = ""
     if rating_resamples:
-        rating_resamples = max(20, min(rating_resamples, rating_budget // max(1, len(games))))
+        rating_resamples = min(rating_resamples, rating_budget // max(1, len(games)))
+        if rating_resamples < 20:
+            rating_resamples = 0
+            rating_note = f"no mu intervals: re-rating {len(games)} games 20 times would take over {rating_budget} ratings"
     counts = resample_counts(blocks, max(resamples, rating_resamples), seed)
     ranks = average_ranks(blocks, counts[:resamples])
     r_lo, r_hi = _percentiles(ranks, confidence)
@@ -243,4 +247,4 @@ def estimate(
         mu_iv = _interval(mu_point[e], float(mu_lo[e]), float(mu_hi[e]), factor) if mu_lo is not None and mu_hi is not None else None
         pa = p_ahead(ranks, e, nxt[e]) if e in nxt else None
         out.append(EntrantUncertainty(e, rank_iv, mu_iv, pa))
-    return Uncertainty(confidence, resamples, rating_resamples, seed, blocks.size, tuple(out))
+    return Uncertainty(confidence, resamples, rating_resamples, seed, blocks.size, tuple(out), rating_note)

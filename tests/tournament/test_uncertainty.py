@@ -80,3 +80,11 @@ def test_no_games_no_intervals_and_bad_options_refused() -> None:
     assert one_round.note and all(e.avg_rank is None and e.p_ahead is None for e in one_round.entrants)
     with pytest.raises(ValueError, match="confidence"):
         estimate([], 3, confidence=1.0)
+
+
+def test_rating_resamples_are_capped_by_the_budget() -> None:
+    games = tournament(FIELD, rounds=5, seed=2)  # 20 games
+    assert estimate(games, 4, rating_resamples=100, rating_budget=1000, resamples=100).rating_resamples == 50
+    skipped = estimate(games, 4, rating_resamples=100, rating_budget=300, resamples=100)
+    assert skipped.rating_resamples == 0 and "no mu intervals" in skipped.note
+    assert all(e.rating is None and e.avg_rank is not None for e in skipped.entrants)
