@@ -159,3 +159,40 @@ def first_stop(
         if decision.stop:
             return decision
     return None
+
+
+class StopWatch:
+    """The stop rule as a runner uses it: feed every stored game (in any order, resumed ones first);
+    `stopped` becomes the decision at the first whole round where the rule stops, and stays.
+
+    A runner then plays no game of round `stopped.rounds` or later, lets games in flight finish (they are
+    stored but belong to no standings), records the round in the store, and shows `progress()`.
+    """
+
+    def __init__(self, rule: StopRule, entrants: int, games_per_round: int, max_rounds: int) -> None:
+        self.rule = rule
+        self.entrants = entrants
+        self.games_per_round = games_per_round
+        self.max_rounds = max_rounds
+        self.games: list[GameLike] = []
+        self._count: dict[int, int] = {}
+        self._complete = 0
+        self.last: StopDecision | None = None
+        self.stopped: StopDecision | None = None
+
+    def observe(self, game: GameLike) -> StopDecision | None:
+        """Take one stored game; returns the stopping decision once the rule has stopped."""
+        self.games.append(game)
+        self._count[game.round] = self._count.get(game.round, 0) + 1
+        while self.stopped is None and self._count.get(self._complete, 0) >= self.games_per_round:
+            self._complete += 1
+            if self.rule.min_rounds <= self._complete < self.max_rounds:
+                self.last = decide(self.games, self.entrants, self._complete, self.max_rounds, self.rule)
+                if self.last.stop:
+                    self.stopped = self.last
+        return self.stopped
+
+    def progress(self) -> str:
+        if self.last is None:
+            return f"stop test after round {self.rule.min_rounds}"
+        return self.last.progress()

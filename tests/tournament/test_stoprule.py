@@ -8,6 +8,7 @@ import pytest
 
 from arena.tournament.stoprule import (
     StopRule,
+    StopWatch,
     complete_rounds,
     decide,
     first_stop,
@@ -91,3 +92,25 @@ def test_first_stop_is_the_same_with_later_rounds_partly_stored_and_in_any_order
     again = first_stop(in_flight, 4, 4, 30, RULE)
     assert again == found
     assert complete_rounds(in_flight, 4) == at
+
+
+def test_stop_watch_reaches_the_same_round_in_schedule_order_in_any_order_and_resumed() -> None:
+    games = tournament(Field((0.0, 1.5, 3.0, 4.5), seats=4), 30, 3)
+    at = stopping_round(games, 4, 30, RULE)
+    orders = {"schedule": list(games), "shuffled": random.Random(2).sample(games, len(games))}
+    for name, order in orders.items():
+        watch = StopWatch(RULE, 4, 4, 30)
+        for g in order:
+            if watch.observe(g):
+                break
+        assert watch.stopped is not None and watch.stopped.rounds == at, name
+    # resumed after a kill: the stored games are fed first, in store order, then the rest
+    watch = StopWatch(RULE, 4, 4, 30)
+    assert "stop test after round 4" in watch.progress()
+    for g in games[: 4 * (at - 1) + 2]:
+        assert watch.observe(g) is None
+    assert "settled" in watch.progress()
+    for g in games[4 * (at - 1) + 2 :]:
+        if watch.observe(g):
+            break
+    assert watch.stopped is not None and watch.stopped.rounds == at and "STOP" in watch.progress()
