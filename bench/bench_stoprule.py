@@ -88,7 +88,7 @@ def play_field(game: str, bots: Sequence[Callable[[str, int], Policy]], rounds: 
 # --- measurements ---------------------------------------------------------------------------------------
 
 
-def coverage(trials: int, confidence: float = 0.90) -> tuple[float, int]:
+def coverage(trials: int, confidence: float) -> tuple[float, int]:
     fld = Field((0.0, 0.3, 0.6, 1.0), seats=4)
     truth = true_average_ranks(fld, rounds=4000)
     covered = total = 0
@@ -158,9 +158,11 @@ def run(quick: bool) -> list[str]:
     trials = 60 if quick else 300
     lines = [f"Command: `.venv/bin/python -m bench.bench_stoprule{' --quick' if quick else ''} --write`", ""]
     t0 = time.perf_counter()
-    cov, n = coverage(40 if quick else 300)
-    lines += [f"- Coverage of 90% bootstrap intervals of average rank (4 entrants of strengths 0, 0.3, 0.6, 1.0,",
-              f"  20 rounds, true value from 4,000 rounds): {cov:.1%} of {n} intervals.", ""]
+    for conf in (0.90, 0.95):
+        cov, n = coverage(40 if quick else 300, conf)
+        lines.append(f"- Coverage of {conf:.0%} bootstrap intervals of average rank (4 entrants of strengths 0, 0.3, 0.6, 1.0, "
+                     f"4 seats, 20 rounds, true value from 4,000 rounds): {cov:.1%} of {n} intervals.")
+    lines.append("")
     rule = StopRule(0.95, 4)
     top1 = StopRule(0.95, 4, top=1)
     lines += ["Stop rule `stop: {confidence: 0.95, min_rounds: 4}` (and `top: 1`) against a fixed schedule:", "",
@@ -202,15 +204,22 @@ def run(quick: bool) -> list[str]:
     lines += ["", f"Collusion test ({ctrials} simulated tournaments each, 6 entrants, 4 seats, 10 rounds, alpha 0.05):", ""]
     for feed in (0.3, 0.5, 0.8):
         fld = Field((0.0,) * 6, seats=4, collusion=((0, 1),), feed=feed)
-        hits = sum(
-            (lambda top: top.flagged and (top.partner, top.feeder) == (1, 0))(detect(tournament(fld, 10, s), 6).pairs[0])
-            for s in range(ctrials)
-        )
-        lines.append(f"- power: planted feeder giving {feed} (performance sd about 1.4) flagged first as the pair: {hits / ctrials:.0%}")
-    for name, fld in [("6 identical bots", Field((0.0,) * 6, 4)), ("6 bots of graded strength", Field((0.0, 0.3, 0.6, 0.9, 1.2, 1.5), 4))]:
-        fp = sum(bool(detect(tournament(fld, 10, 90_000 + s), 6).flagged) for s in range(ctrials))
+        hits = other = 0
+        for s in range(ctrials):
+            report = detect(tournament(fld, 10, s), 6)
+            top = report.pairs[0]
+            hits += top.flagged and (top.partner, top.feeder) == (1, 0)
+            other += any({p.partner, p.feeder} != {0, 1} for p in report.flagged)
+        lines.append(f"- power: planted feeder giving {feed} of performance (sd of a seat's performance about 1.4): "
+                     f"flagged first, with the right roles, in {hits / ctrials:.0%}; another pair also flagged in {other / ctrials:.0%}")
+    for name, fld in [
+        ("6 identical bots, 4 seats", Field((0.0,) * 6, 4)),
+        ("6 bots of graded strength, 4 seats", Field((0.0, 0.3, 0.6, 0.9, 1.2, 1.5), 4)),
+        ("5 identical bots, 3 seats", Field((0.0,) * 5, 3)),
+    ]:
+        fp = sum(bool(detect(tournament(fld, 10, 90_000 + s), fld.entrants).flagged) for s in range(ctrials))
         lines.append(f"- false positives, {name}: a pair flagged in {fp / ctrials:.1%} of fields")
-    lines += ["", f"(whole run: {time.perf_counter() - t0:.0f} s on one core)"]
+    lines += ["", f"(whole run: {time.perf_counter() - t0:.0f} s wall time, single process)"]
     return lines
 
 
