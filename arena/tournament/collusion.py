@@ -141,7 +141,7 @@ class _Data:
         names = [o for o, k in zip(others, keep) if k]
         coef, _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
         dof = len(y) - rank
-        if dof < 1:
+        if dof < 1 or len(names) < 2:
             return DirectedEffect(a, b, None, None, n_with, n_without)
         sigma2 = float(np.sum((y - x @ coef) ** 2)) / dof
         contrast = np.full(len(names), -1.0 / (len(names) - 1))

@@ -33,3 +33,10 @@ def test_pairs_that_always_share_a_table_are_untestable() -> None:
 
 def test_holm_adjustment() -> None:
     assert holm([0.01, 0.04, 0.03]) == [0.03, 0.06, 0.06]
+
+
+def test_two_player_games_and_small_fields_do_not_crash() -> None:
+    for fld in (Field((0.0, 0.0, 0.0), seats=2), Field((0.0, 0.0, 0.0, 0.0), seats=3)):
+        report = detect(tournament(fld, 6, 2), fld.entrants)
+        assert len(report.pairs) == fld.entrants * (fld.entrants - 1) // 2
+        assert not report.flagged
