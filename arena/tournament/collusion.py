@@ -7,8 +7,10 @@ game, A scores 1 against each opponent C other than B that it finishes ahead of 
 
 The test, for an ordered pair (A, B): every deal block (the games of one deal, all its seatings) that
 contains A gives one residual, the mean over its games and opponents C != B of A's score against C
-minus A's overall score against C. Blocks are independent (fresh deals), so a Welch z test compares
-the blocks with B at the table to those without: z(A|B) > 0 when A does better with B present. The
+minus A's overall score against C. Blocks are independent (fresh deals), so a z test compares
+the blocks with B at the table to those without: z(A|B) > 0 when A does better with B present. (It is
+a regression on who else sat at the table, so an unbalanced schedule cannot fake it; its t statistic is
+turned into the normal score of the same tail probability.) The
 pair statistic z = (z(A|B) - z(B|A)) / sqrt(2) is large when one gains while the other loses; its
 two-sided p-value is adjusted for the number of pairs tested (Holm), and a pair is flagged when the
 adjusted p-value is at most `alpha`. Under no collusion the chance of flagging any pair is at most
@@ -28,6 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from arena.jsonvalue import JSON
+from arena.tournament import tdist
 from arena.tournament.uncertainty import GameLike
 
 _NORMAL = NormalDist()
@@ -148,8 +151,13 @@ class _Data:
         contrast[names.index(b)] = 1.0
         diff = float(contrast @ coef)
         var = sigma2 * float(contrast @ np.linalg.pinv(x.T @ x) @ contrast)
-        z = diff / math.sqrt(var) if var > 1e-300 else (0.0 if diff == 0 else math.copysign(math.inf, diff))
-        return DirectedEffect(a, b, diff, z, n_with, n_without)
+        if var <= 1e-300:
+            return DirectedEffect(a, b, diff, 0.0 if diff == 0 else math.copysign(math.inf, diff), n_with, n_without)
+        t = diff / math.sqrt(var)
+        # the normal score with the same tail probability as t on `dof` degrees of freedom: with few
+        # rounds a plain z would flag too often
+        p = max(tdist.two_sided_p(t, int(dof)), 1e-300)
+        return DirectedEffect(a, b, diff, math.copysign(_NORMAL.inv_cdf(1 - p / 2), t), n_with, n_without)
 
 
 def _mean(xs: Sequence[float]) -> float:
@@ -220,5 +228,5 @@ def detect(games: Sequence[GameLike], entrants: int, alpha: float = 0.05) -> Col
         kept = [g for g in games if not any(a in g.seats and b in g.seats for a, b in together)]
         current = _tests(kept, entrants, list(current))
     done.extend(current.values())  # untestable pairs
-    test = "Welch-type z on deal-block residuals of pairwise scores, pair z = (z(A|B) - z(B|A)) / sqrt 2, Holm step-down"
+    test = "regression z on deal-block residuals of pairwise scores, pair z = (z(A|B) - z(B|A)) / sqrt 2, Holm step-down"
     return CollusionReport(alpha, test, tuple(done))
