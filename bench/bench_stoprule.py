@@ -69,7 +69,7 @@ def _kododo_heuristic() -> Callable[[str, int], Policy]:
 
 def _kolpa_heuristic() -> Callable[[str, int], Policy]:
     module = _load("kolpa_heuristic")
-    return lambda game_id, seat: module.decide  # type: ignore[no-any-return]
+    return lambda game_id, seat: module.decide
 
 
 def play_field(game: str, bots: Sequence[Callable[[str, int], Policy]], rounds: int, seed: int) -> list[SimGame]:
