@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from arena.rng import derive_seed
+from arena.tournament.seating import neighbour_cycles, neighbour_seatings
 
 
 class Format(enum.Enum):
@@ -28,6 +29,7 @@ class Rotations(enum.Enum):
     CYCLIC = "cyclic"  # k games: every entrant in every seat once
     ALL = "all"  # k! games: every seating order, which also balances who sits after whom
     NONE = "none"  # one game per table, seated in table order (cheap, unbalanced)
+    NEIGHBOURS = "neighbours"  # every entrant next to every other equally often, each seat equally (seating.py)
 
 
 class Fill(enum.Enum):
@@ -108,6 +110,8 @@ def _seatings(table: tuple[int, ...], rotations: Rotations) -> list[tuple[int, .
         return [tuple(table[(s + r) % k] for s in range(k)) for r in range(k)]
     if rotations is Rotations.ALL:
         return list(itertools.permutations(table))
+    if rotations is Rotations.NEIGHBOURS:
+        return neighbour_seatings(table)
     return [table]
 
 
@@ -138,7 +142,12 @@ def validate(spec: ScheduleSpec) -> None:
 def count(spec: ScheduleSpec) -> int:
     """The number of games, without building them (for progress bars and checks)."""
     validate(spec)
-    per_table = {Rotations.CYCLIC: spec.seats, Rotations.ALL: math.factorial(spec.seats), Rotations.NONE: 1}
+    per_table = {
+        Rotations.CYCLIC: spec.seats,
+        Rotations.ALL: math.factorial(spec.seats),
+        Rotations.NONE: 1,
+        Rotations.NEIGHBOURS: spec.seats * len(neighbour_cycles(spec.seats)),
+    }
     return len(_tables(spec)) * per_table[spec.rotations] * spec.rounds
 
 

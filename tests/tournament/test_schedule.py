@@ -23,7 +23,13 @@ from arena.tournament.schedule import (
     seat_counts,
 )
 
-ROTATION_GAMES = {Rotations.CYCLIC: lambda k: k, Rotations.ALL: math.factorial, Rotations.NONE: lambda k: 1}
+ROTATION_GAMES = {
+    Rotations.CYCLIC: lambda k: k,
+    Rotations.ALL: math.factorial,
+    Rotations.NONE: lambda k: 1,
+    # k rotations of each of k - 1 Hamiltonian cycles (twice as many for k = 4 and 6: Tillson's theorem)
+    Rotations.NEIGHBOURS: lambda k: k * (k - 1) * (2 if k in (4, 6) else 1),
+}
 
 
 @given(

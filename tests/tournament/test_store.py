@@ -153,7 +153,8 @@ def test_standings_command_prints_table_json_and_csv(tmp_path: Path) -> None:
     lines = table.stdout.splitlines()
     assert lines[0] == "t (kododo): 40/1000 games"
     assert lines[1].split()[:3] == ["#", "entrant", "mu-3sigma"]
-    assert [line.split()[1] for line in lines[3:]] == [s.name for s in expected]
+    block = lines[3 : lines.index("")]  # the standings; the intervals follow after a blank line
+    assert [line.split()[1] for line in block] == [s.name for s in expected]
     as_json = loads(runner.invoke(main, ["standings", "--json", str(path)]).stdout)
     assert as_json["games"] == 40 and [s["name"] for s in as_json["standings"]] == [s.name for s in expected]
     assert as_json["standings"][0]["score"] == pytest.approx(expected[0].score)

@@ -1,0 +1,82 @@
+"""Simulated tournaments with known strengths, for validating the statistics (tests and bench_stoprule).
+
+A game of the model: each seat's performance is its entrant's strength + the deal's luck for that seat
+(shared by every seating of the deal, as cards are in duplicate play) + independent noise; ranks follow
+performance. A planted colluding pair (feeder, partner): whenever both sit at a table the feeder gives
+`feed` of its performance to the partner. The true expected average rank is known by construction up
+to Monte-Carlo error (`true_average_ranks` uses a large independent sample).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from arena.tournament.schedule import Rotations, ScheduledGame, ScheduleSpec, build
+
+
+@dataclass(frozen=True)
+class SimGame:
+    index: int
+    round: int
+    table: int
+    rotation: int
+    seats: tuple[int, ...]
+    ranks: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Field:
+    strengths: tuple[float, ...]
+    seats: int
+    deal_luck: float = 1.0  # sd of each seat's luck in a deal
+    noise: float = 1.0  # sd of each game's own noise
+    collusion: tuple[tuple[int, int], ...] = field(default_factory=tuple)  # (feeder, partner)
+    feed: float = 0.0
+    rotations: Rotations = Rotations.CYCLIC
+
+    @property
+    def entrants(self) -> int:
+        return len(self.strengths)
+
+
+def _ranks(perf: Sequence[float]) -> tuple[int, ...]:
+    return tuple(1 + sum(1 for q in perf if q > p) for p in perf)
+
+
+def play(fld: Field, game: ScheduledGame, luck: Sequence[float], rng: random.Random) -> SimGame:
+    perf = [fld.strengths[e] + luck[s] + rng.gauss(0.0, fld.noise) for s, e in enumerate(game.seats)]
+    where = {e: s for s, e in enumerate(game.seats)}
+    for feeder, partner in fld.collusion:
+        if feeder in where and partner in where:
+            perf[where[feeder]] -= fld.feed
+            perf[where[partner]] += fld.feed
+    return SimGame(game.index, game.round, game.table, game.rotation, game.seats, _ranks(perf))
+
+
+def tournament(fld: Field, rounds: int, seed: int) -> list[SimGame]:
+    """Every game of a round-robin of `rounds` rounds, in schedule order."""
+    spec = ScheduleSpec(entrants=fld.entrants, seats=fld.seats, rounds=rounds, rotations=fld.rotations, master_seed=seed)
+    rng = random.Random(seed)
+    out: list[SimGame] = []
+    luck: list[float] = []
+    deal = (-1, -1)
+    for g in build(spec):
+        if (g.round, g.table) != deal:
+            deal = (g.round, g.table)
+            luck = [rng.gauss(0.0, fld.deal_luck) for _ in range(fld.seats)]
+        out.append(play(fld, g, luck, rng))
+    return out
+
+
+def true_average_ranks(fld: Field, rounds: int = 4000, seed: int = 987654321) -> list[float]:
+    """Expected average rank of each entrant under the model on this schedule (Monte Carlo, large)."""
+    games = tournament(fld, rounds, seed)
+    total = [0.0] * fld.entrants
+    seats = [0] * fld.entrants
+    for g in games:
+        for e, r in zip(g.seats, g.ranks):
+            total[e] += r
+            seats[e] += 1
+    return [t / s for t, s in zip(total, seats)]
