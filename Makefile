@@ -28,6 +28,7 @@ demo: setup
 	$(VENV)/bin/arena run configs/kododo.yaml --fresh
 
 test: setup
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
 
 bench: setup
