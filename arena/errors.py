@@ -64,4 +64,17 @@ class ReplayError(ArenaError):
 
 
 class StoreError(ArenaError):
-    pass
+    """A results store that cannot be opened, written or reused; the message names the file."""
+
+
+class StoreInUse(StoreError):
+    """Another run holds the store's lock."""
+
+
+class OutputError(ArenaError):
+    """A file arena must write (a replay, the store) cannot be written: full disk, no permission."""
+
+
+class RunnerError(ArenaError):
+    """The run could not go on (a worker that died again and again, an output that cannot be written);
+    the games already finished are kept, and a rerun resumes."""

@@ -1,12 +1,18 @@
 """The `arena` command: parses, calls the library, prints. Owns no logic of its own.
 
 Every `ArenaError` becomes one line on stderr and exit status 2, never a traceback: the messages are
-written for the user to act on.
+written for the user to act on. What the system refuses (a full disk, a folder without permission)
+is one line naming the file, also status 2. Anything else is a bug in arena: one line, status 70,
+and the traceback in a file to attach to a report (`ARENA_DEBUG=1` shows it instead).
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
+import traceback
+from typing import Any
 
 import click
 
@@ -17,12 +23,35 @@ from arena.errors import ArenaError
 class ArenaGroup(click.Group):
     """The single boundary where domain errors become short CLI errors."""
 
-    def invoke(self, ctx: click.Context):  # type: ignore[override]
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except ArenaError as exc:
             click.echo(f"arena: error: {exc}", err=True)
             sys.exit(2)
+        except OSError as exc:
+            if os.environ.get("ARENA_DEBUG"):
+                raise
+            where = f"{exc.filename}: " if exc.filename else ""
+            click.echo(f"arena: error: {where}{exc.strerror or exc}", err=True)
+            sys.exit(2)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug: one line here, the traceback in a file
+            if os.environ.get("ARENA_DEBUG"):
+                raise
+            click.echo(f"arena: internal error (a bug in arena): {type(exc).__name__}: {exc}{_saved()}", err=True)
+            sys.exit(70)
+
+
+def _saved() -> str:
+    try:
+        fd, path = tempfile.mkstemp(prefix="arena-crash-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(traceback.format_exc())
+    except OSError:
+        return ""
+    return f" (traceback in {path}; please report it)"
 
 
 @click.group(cls=ArenaGroup)

@@ -13,7 +13,11 @@ from arena.tournament import report, runner
 
 @main.command("run")
 @click.argument("config", type=click.Path(dir_okay=False))
-@click.option("--fresh", is_flag=True, help="Discard the results an earlier run of this config stored, and start over.")
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="Discard every result in the store and start over (without it, a changed config keeps the stored games it would play again).",
+)
 @click.option(
     "--concurrency", "-j", type=click.IntRange(min=1), default=None, help="Games played at once (default: the config's, else one per core)."
 )
@@ -24,10 +28,13 @@ def run_command(config: str, fresh: bool, concurrency: int | None, restart_bots:
     cfg = tconfig.load(config)
     summary = runner.run(cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet)
     rate = f", {summary.games_per_second:.1f} games/s" if summary.played else ""
+    reused = f", {summary.reused} kept from the earlier config" if summary.reused else ""
     click.echo(
         f"{cfg.name}: {summary.stored}/{summary.total} games stored in {summary.store} "
-        f"({summary.played} played now in {summary.duration_s:.1f} s{rate})"
+        f"({summary.played} played now in {summary.duration_s:.1f} s{rate}{reused})"
     )
+    if summary.stopped_after_round is not None:
+        click.echo(f"stopped after round {summary.stopped_after_round + 1} of {cfg.schedule.rounds} by the stop rule")
     click.echo(report.table(summary.standings))
     if summary.bot_faults:
         click.echo(report.bot_faults([(name, f.kind.value, f.detail) for name, f in summary.bot_faults]), err=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from arena.cli import main
@@ -17,7 +19,7 @@ def standings_command(db: str, as_json: bool, as_csv: bool) -> None:
     """Rank the entrants of a results store by TrueSkill mu - 3 sigma."""
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    with Store.open_existing(db) as store:
+    with Store.open_existing(Path(db)) as store:
         info = store.info()
         standings = store.standings()
         bot_faults = store.bot_faults()

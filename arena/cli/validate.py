@@ -21,3 +21,11 @@ def validate_command(config: str) -> None:
         f"{spec.format.value} ({spec.rotations.value} rotations, {spec.rounds} round{'s' if spec.rounds != 1 else ''}): "
         f"{games} games; results in {cfg.store}"
     )
+    tc, lim = cfg.time_control, cfg.limits
+    bank = "no bank" if tc.bank_ms is None else f"bank {tc.bank_ms} ms"
+    memory = "no memory limit" if lim.memory_mb is None else f"memory {lim.memory_mb} MB"
+    cpu = "no CPU limit" if lim.cpu_seconds is None else f"CPU {lim.cpu_seconds} s"
+    click.echo(
+        f"  clocks: {tc.decision_ms} ms a decision, {bank}, +{tc.increment_ms} ms, start-up {tc.startup_ms} ms; "
+        f"limits: {memory}, {cpu}; fingerprint {cfg.fingerprint()}"
+    )

@@ -275,6 +275,25 @@ class BotProcess:
             raise
         return bot
 
+    @classmethod
+    def unstarted(cls, spec: BotSpec, time_control: TimeControl, limits: Limits, reason: str) -> "BotProcess":
+        """A bot that could not be started, as the holder of its seats: never alive, so the referee gives
+        each of its seats a `start_failed` fault and the game goes on without it (a tournament does not
+        stop for one bot). Owns no process; `close` and `detach` do nothing."""
+        bot = cls.__new__(cls)
+        bot.spec, bot.time_control, bot.limits = spec, time_control, limits
+        bot.name, bot.version = spec.name, ""
+        bot.dead = True
+        bot._closed = True
+        bot.exit_detail = reason
+        bot.close_faults = []
+        bot.backlog = []
+        bot.pending_id = None
+        bot._selector = None
+        bot._tail = collections.deque(maxlen=limits.stderr_tail_lines)
+        bot._err_partial = bytearray()
+        return bot
+
     def _handshake(self) -> None:
         allowance = self.time_control.startup_ms
         deadline = time.monotonic() + allowance / 1000

@@ -8,6 +8,7 @@ instead of an hour into a run.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 import os
@@ -16,7 +17,7 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, NoReturn, TypeVar
+from typing import Any, Mapping
 
 import yaml
 
@@ -24,10 +25,13 @@ from arena.errors import ConfigError, GameError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps
+from arena.referee.bot import Limits
+from arena.referee.clock import TimeControl
 from arena.tournament import schedule as sched
+from arena.tournament.config_reader import Reader as _Reader
+from arena.tournament.config_reader import join as _join
+from arena.tournament.config_reader import kind as _kind
 from arena.tournament.schedule import Fill, Format, Rotations, ScheduleError, ScheduleSpec
-
-E = TypeVar("E", bound=enum.Enum)
 
 # Arguments with these suffixes are taken to be script files and must exist (e.g. `{python} bot.py`).
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".jar", ".php", ".sh")
@@ -47,21 +51,17 @@ class EntrantConfig:
     cwd: str
     env: Mapping[str, str] = field(default_factory=dict)
     raw_command: tuple[str, ...] = ()  # as written, placeholders kept: what the config fingerprint hashes
+    raw_cwd: str = "."  # relative to the config's folder when inside it: what the fingerprint hashes
+
+    def identity(self) -> dict[str, JSON]:
+        """Everything about this entrant that can change how its bot plays."""
+        return {"name": self.name, "command": list(self.raw_command), "cwd": self.raw_cwd, "env": dict(self.env)}
 
 
-@dataclass(frozen=True)
-class TimeControlConfig:
-    decision_ms: int = 1000
-    bank_ms: int | None = None
-    increment_ms: int = 0
-    startup_ms: int = 10000
-
-
-@dataclass(frozen=True)
-class LimitsConfig:
-    cpu_seconds: int | None = None
-    memory_mb: int | None = None
-    max_line_bytes: int | None = None  # None: the referee's default
+# The settings a config may give; every default comes from the referee's own dataclasses, so there is
+# one source of truth for them (`TimeControl`, `Limits`), and the fingerprint hashes every field.
+TIME_CONTROL_KEYS = ("decision_ms", "bank_ms", "increment_ms", "startup_ms")
+LIMITS_KEYS = ("cpu_seconds", "memory_mb", "max_line_bytes")
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,8 @@ class TournamentConfig:
     entrants: tuple[EntrantConfig, ...]
     schedule: ScheduleSpec
     seed: int
-    time_control: TimeControlConfig
-    limits: LimitsConfig
+    time_control: TimeControl
+    limits: Limits
     fault_policy: FaultPolicyName
     concurrency: int | None  # None: one game per core
     restart_bots: bool
@@ -93,20 +93,27 @@ class TournamentConfig:
     def games(self) -> list[sched.ScheduledGame]:
         return sched.build(self.schedule)
 
+    def rules(self) -> dict[str, JSON]:
+        """The settings every game shares that can change its result (all but who sits where, and the deal)."""
+        return {
+            "game": self.game,
+            "game_version": self.game_spec().version,
+            "options": dict(self.options),
+            "time_control": dataclasses.asdict(self.time_control),
+            "limits": dataclasses.asdict(self.limits),
+            "fault_policy": self.fault_policy.value,
+        }
+
     def identity(self) -> dict[str, JSON]:
-        """What decides the games played and their results: a store only resumes a run with the same.
+        """What decides the games played and their results.
 
         Left out on purpose: concurrency, restart_bots and output paths (how a run goes, not what it
         plays), and the resolved interpreter path (so a store survives a new virtual environment).
         """
         return {
-            "game": self.game,
-            "game_version": self.game_spec().version,
-            "options": dict(self.options),
+            **self.rules(),
             "players": self.players,
-            "entrants": [
-                {"name": e.name, "command": list(e.raw_command), "env": dict(e.env)} for e in self.entrants
-            ],
+            "entrants": [e.identity() for e in self.entrants],
             "schedule": {
                 "format": self.schedule.format.value,
                 "rounds": self.schedule.rounds,
@@ -115,100 +122,24 @@ class TournamentConfig:
                 "candidates": list(self.schedule.candidates),
             },
             "seed": self.seed,
-            "time_control": vars(self.time_control).copy(),
-            "limits": vars(self.limits).copy(),
-            "fault_policy": self.fault_policy.value,
         }
 
     def fingerprint(self) -> str:
         return hashlib.sha256(dumps(self.identity())).hexdigest()[:16]
 
+    def game_key(self, game: sched.ScheduledGame, rules: str | None = None) -> str:
+        """One game's identity: its rules, deal seed and who sits in each seat. A stored game with the
+        same key is the same game, whatever else changed in the config (more rounds, a new entrant).
+        `rules` is `rules_key()`, passed in when keying many games."""
+        seats = [self.entrants[e].identity() for e in game.seats]
+        text = dumps({"rules": rules or self.rules_key(), "seed": game.seed, "seats": seats})
+        return hashlib.sha256(text).hexdigest()[:32]
+
+    def rules_key(self) -> str:
+        return hashlib.sha256(dumps(self.rules())).hexdigest()
+
 
 # --- reading -----------------------------------------------------------------------------------------
-
-
-class _Reader:
-    """Typed access to a YAML mapping that reports errors as `file: key.path: what was expected`."""
-
-    def __init__(self, file: Path) -> None:
-        self.file = file
-
-    def fail(self, where: str, message: str) -> NoReturn:
-        raise ConfigError(f"{self.file}: {where}: {message}" if where else f"{self.file}: {message}")
-
-    def mapping(self, value: Any, where: str, allowed: set[str], required: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            self.fail(where, f"expected a mapping of keys to values, got {_kind(value)}")
-        for key in value:
-            if not isinstance(key, str):
-                self.fail(where, f"keys must be strings, got {key!r}")
-            if key not in allowed:
-                self.fail(_join(where, key), f"unknown key (expected one of: {', '.join(sorted(allowed))})")
-        for key in sorted(required):
-            if key not in value:
-                self.fail(_join(where, key), "missing (required)")
-        return value
-
-    def string(self, value: Any, where: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            self.fail(where, f"expected a non-empty string, got {_kind(value)}")
-        return value
-
-    def integer(self, value: Any, where: str, minimum: int | None = None, allow_null: bool = False) -> Any:
-        if value is None and allow_null:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            null = " or null" if allow_null else ""
-            self.fail(where, f"expected a whole number{null}, got {_kind(value)}")
-        if minimum is not None and value < minimum:
-            self.fail(where, f"expected a number >= {minimum}, got {value}")
-        return value
-
-    def boolean(self, value: Any, where: str) -> bool:
-        if not isinstance(value, bool):
-            self.fail(where, f"expected true or false, got {_kind(value)}")
-        return value
-
-    def choice(self, value: Any, where: str, enum_type: type[E]) -> E:
-        names = [m.value for m in enum_type]  # type: ignore[attr-defined]
-        for member in enum_type:
-            if member.value == value:
-                return member
-        self.fail(where, f"expected one of {', '.join(names)}, got {value!r}")
-
-    def listing(self, value: Any, where: str) -> list[Any]:
-        if not isinstance(value, list):
-            self.fail(where, f"expected a list, got {_kind(value)}")
-        return value
-
-    def section(self, value: Any, where: str, cls: type, checks: Mapping[str, Callable[[Any, str], Any]]) -> Any:
-        if value is None:
-            return cls()
-        data = self.mapping(value, where, set(checks))
-        return cls(**{key: checks[key](v, _join(where, key)) for key, v in data.items()})
-
-
-def _join(where: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{where}[{key}]"
-    return f"{where}.{key}" if where else key
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return f"a boolean ({value!r})"
-    if isinstance(value, (int, float)):
-        return f"a number ({value!r})"
-    if isinstance(value, str):
-        return f"a string ({value!r})"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
-
 
 TOP_KEYS = {
     "name",
@@ -293,7 +224,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     time_control = r.section(
         top.get("time_control"),
         "time_control",
-        TimeControlConfig,
+        TimeControl,
         {
             "decision_ms": lambda v, w: r.integer(v, w, minimum=1),
             "bank_ms": lambda v, w: r.integer(v, w, minimum=0, allow_null=True),
@@ -304,11 +235,11 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     limits = r.section(
         top.get("limits"),
         "limits",
-        LimitsConfig,
+        Limits,
         {
             "cpu_seconds": lambda v, w: r.integer(v, w, minimum=1, allow_null=True),
             "memory_mb": lambda v, w: r.integer(v, w, minimum=1, allow_null=True),
-            "max_line_bytes": lambda v, w: r.integer(v, w, minimum=1024, allow_null=True),
+            "max_line_bytes": lambda v, w: r.integer(v, w, minimum=1024),
         },
     )
     policy = r.choice(top.get("fault_policy", "forfeit"), "fault_policy", FaultPolicyName)
@@ -369,7 +300,8 @@ def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path) -> list[Entr
         raw_command = _command(r, data["command"], _join(where, "command"))
         command = tuple(_substitute(arg, config_dir) for arg in raw_command)
         _check_program(r, command, cwd, _join(where, "command"))
-        out.append(EntrantConfig(name, command, str(cwd), env, raw_command))
+        raw_cwd = os.path.relpath(cwd, config_dir) if cwd.is_relative_to(config_dir) else str(cwd)
+        out.append(EntrantConfig(name, command, str(cwd), env, raw_command, raw_cwd))
     return out
 
 
@@ -437,6 +369,7 @@ def _schedule(r: _Reader, value: Any, entrants: list[EntrantConfig], players: in
         fill=fill,
         candidates=tuple(candidates),
         master_seed=seed,
+        labels=tuple(names),
     )
     try:
         sched.validate(spec)

@@ -53,6 +53,10 @@ class ScheduleSpec:
     fill: Fill = Fill.ERROR
     candidates: tuple[int, ...] = ()  # gauntlet only: entrant indices that meet the field
     master_seed: int = 0
+    # The entrants' names. When given, a table's deal seed derives from who sits at it (not from its
+    # place in the round), so adding an entrant leaves the seeds, and the stored games, of the tables
+    # that were already there unchanged.
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,8 @@ def validate(spec: ScheduleSpec) -> None:
     """Raise ScheduleError with what to change if the spec cannot make a schedule."""
     if spec.entrants < 1:
         raise ScheduleError("a tournament needs at least one entrant")
+    if spec.labels and len(spec.labels) != spec.entrants:
+        raise ScheduleError(f"{len(spec.labels)} entrant names for {spec.entrants} entrants")
     if spec.seats < 2:
         raise ScheduleError(f"a game needs at least 2 seats, got {spec.seats}")
     if spec.rounds < 1:
@@ -143,10 +149,16 @@ def games(spec: ScheduleSpec) -> Iterator[ScheduledGame]:
     index = 0
     for rnd in range(spec.rounds):
         for t, table in enumerate(tables):
-            seed = derive_seed(spec.master_seed, "deal", rnd, t)
+            seed = _deal_seed(spec, rnd, t, table)
             for r, seats in enumerate(_seatings(table, spec.rotations)):
                 yield ScheduledGame(index, rnd, t, r, seats, seed)
                 index += 1
+
+
+def _deal_seed(spec: ScheduleSpec, rnd: int, t: int, table: tuple[int, ...]) -> int:
+    if spec.labels:
+        return derive_seed(spec.master_seed, "deal", rnd, *(spec.labels[e] for e in table))
+    return derive_seed(spec.master_seed, "deal", rnd, t)
 
 
 def build(spec: ScheduleSpec) -> list[ScheduledGame]:

@@ -2,8 +2,10 @@
 
 Why each game is its own transaction, in WAL mode: a run can be killed at any instant (SIGKILL, power
 loss) and must lose at most the games in flight. The schedule index is the primary key, so a game can
-never be stored twice, and a rerun plays exactly the missing indices. The config's fingerprint is kept
-so a rerun with a changed config is refused instead of mixing two tournaments' results.
+never be stored twice, and a rerun plays exactly the missing indices. Each game also keeps its key (its
+rules, seed and seats), so a changed config reuses the games it would play again (`reindex`) and a
+change that would alter a stored game is refused instead of mixing two tournaments' results. One run
+at a time holds the store (`lock`).
 
 Ratings are cached: the store keeps the rating book after the longest run of consecutive schedule
 indices 0..P-1 that are all stored. No game can ever be added below P, so the cache is never stale;
@@ -12,106 +14,32 @@ indices 0..P-1 that are all stored. No game can ever be added below P, so the ca
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from arena.errors import StoreError
 from arena.jsonvalue import JSON, dumps_str, loads
 from arena.referee.faults import Fault
+from arena.tournament.lock import StoreLock
+from arena.tournament.reindex import Plan, differences, reconcile
+from arena.tournament.stored import SCHEMA as _SCHEMA
+from arena.tournament.stored import SCHEMA_VERSION, StoredGame, StoreInfo, outside_arena, write_error
+
+__all__ = ["SCHEMA_VERSION", "Store", "StoreInfo", "StoredGame"]
 from arena.tournament.ratings import OrderedRatings, RatedGame, RatingBook, RatingModel, Standing, leaderboard
-
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS entrants (
-    idx INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    command TEXT NOT NULL,
-    version TEXT
-);
-CREATE TABLE IF NOT EXISTS games (
-    idx INTEGER PRIMARY KEY,          -- the game's place in the schedule: unique, so never stored twice
-    game_id TEXT NOT NULL,
-    round INTEGER NOT NULL,
-    tbl INTEGER NOT NULL,
-    rotation INTEGER NOT NULL,
-    seed INTEGER NOT NULL,
-    seats TEXT NOT NULL,              -- JSON: entrant index per seat
-    points TEXT NOT NULL,             -- JSON, per seat
-    tiebreaks TEXT NOT NULL,
-    ranks TEXT NOT NULL,              -- after the fault policy: what the ratings use
-    game_ranks TEXT NOT NULL,         -- as the rules scored the game
-    faults TEXT NOT NULL,             -- JSON list of fault records
-    fault_counts TEXT NOT NULL,       -- JSON, per seat
-    versions TEXT NOT NULL,           -- JSON: each seat's bot version from its handshake
-    decisions INTEGER NOT NULL,
-    duration_s REAL NOT NULL,
-    replay_path TEXT,
-    finished_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS bot_faults (  -- found when a bot process was closed, outside any game
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    entrant TEXT NOT NULL,
-    kind TEXT NOT NULL,               -- no_exit or orphans
-    detail TEXT NOT NULL,
-    stderr_tail TEXT NOT NULL         -- JSON list of lines
-);
-CREATE TABLE IF NOT EXISTS ratings_cache (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    prefix INTEGER NOT NULL,          -- every index below this is stored and rated in `book`
-    model TEXT NOT NULL,
-    book TEXT NOT NULL
-);
-"""
-
-
-@dataclass(frozen=True)
-class StoredGame:
-    """One finished game as the store keeps it."""
-
-    index: int
-    game_id: str
-    round: int
-    table: int
-    rotation: int
-    seed: int
-    seats: tuple[int, ...]
-    points: tuple[float, ...]
-    tiebreaks: tuple[tuple[int, ...], ...]
-    ranks: tuple[int, ...]
-    game_ranks: tuple[int, ...]
-    faults: tuple[dict[str, JSON], ...]
-    fault_counts: tuple[int, ...]
-    versions: tuple[str, ...]
-    decisions: int
-    duration_s: float
-    replay_path: str | None
-
-    def rated(self) -> RatedGame:
-        return RatedGame(self.index, self.seats, self.ranks, self.points, self.fault_counts)
-
-
-@dataclass(frozen=True)
-class StoreInfo:
-    name: str
-    game: str
-    fingerprint: str
-    total_games: int
-    stored_games: int
-    entrants: tuple[str, ...]
-
 
 class Store:
     """An open results store. Not shared between processes: workers send results to the one owner."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, conn: sqlite3.Connection, lock: StoreLock | None = None) -> None:
         self.path = path
         self.conn = conn
+        self.lock = lock  # held by a run: one writer per store
+        self.reused = 0  # stored games kept when this store was opened for a changed config
         self._versioned: set[int] = set()  # entrants whose bot version is already recorded
 
     # --- opening --------------------------------------------------------------------------------------
@@ -139,44 +67,63 @@ class Store:
         entrants: Sequence[tuple[str, Sequence[str]]],
         total_games: int,
         fresh: bool = False,
+        keys: Sequence[str] | None = None,
     ) -> "Store":
-        """Open the store of this tournament, creating it; refuse one made by another config."""
+        """Open the store of this tournament for a run, creating it and taking its lock.
+
+        With `keys` (each scheduled game's key), a store written under another config is reused when
+        every game it holds is one this config plays too; without, only the same config resumes it.
+        """
         path = Path(path)
         try:
-            if fresh:
-                for suffix in ("", "-wal", "-shm"):
-                    try:
-                        os.remove(f"{path}{suffix}")
-                    except FileNotFoundError:
-                        pass
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(
                 f"cannot create the results store {path}: {exc.filename}: {exc.strerror or exc} "
                 "(set output.store to a file in a folder arena can write to)"
             ) from None
-        conn = cls._connect(path)
-        store = cls(path, conn)
+        lock = StoreLock(path).acquire()
+        try:
+            if fresh:
+                for suffix in ("", "-wal", "-shm"):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(f"{path}{suffix}")
+            conn = cls._connect(path)
+        except OSError as exc:
+            lock.release()
+            raise StoreError(f"cannot replace the results store {path}: {exc.strerror or exc}") from None
+        except BaseException:
+            lock.release()
+            raise
+        store = cls(path, conn, lock)
         try:
             conn.executescript(_SCHEMA)
+            if "key" not in {row[1] for row in conn.execute("PRAGMA table_info(games)")}:
+                conn.execute("ALTER TABLE games ADD COLUMN key TEXT")  # a store from before game keys
             meta = store._meta()
             if not meta:
                 store._initialise(name, game, fingerprint, identity, entrants, total_games)
+            elif keys is not None:
+                plan = Plan(fingerprint, identity, tuple((n, tuple(c)) for n, c in entrants), tuple(keys))
+                with store._transaction():
+                    store.reused = reconcile(conn, path, meta, plan)
             elif meta.get("fingerprint") != fingerprint:
                 old = loads(meta.get("config", "{}"))
-                differs = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
+                differs = differences(old if isinstance(old, dict) else {}, identity)
                 raise StoreError(
                     f"{path} holds results of a different config (differs in: {', '.join(differs) or 'version'}); "
                     "run with --fresh to discard them and start over, or set output.store to another file"
                 )
         except sqlite3.Error as exc:
-            conn.close()
+            store.close()
+            if outside_arena(exc):
+                raise write_error(path, exc) from None
             raise StoreError(
                 f"cannot use {path} as the results store: {exc} (is it another program's database? "
                 "set output.store to another file)"
             ) from None
         except BaseException:
-            conn.close()
+            store.close()
             raise
         return store
 
@@ -236,13 +183,23 @@ class Store:
             self.conn.execute("BEGIN IMMEDIATE")
 
         def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-            self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+            if exc_type is None:
+                try:
+                    self.conn.execute("COMMIT")
+                except sqlite3.Error:
+                    if self.conn.in_transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
+            elif self.conn.in_transaction:  # SQLite rolls back by itself on some errors (a full disk)
+                self.conn.execute("ROLLBACK")
 
     def _transaction(self) -> "Store._Tx":
         return Store._Tx(self.conn)
 
     def close(self) -> None:
         self.conn.close()
+        if self.lock is not None:
+            self.lock.release()
 
     def __enter__(self) -> "Store":
         return self
@@ -272,8 +229,8 @@ class Store:
 
     _INSERT = (
         "INSERT INTO games (idx, game_id, round, tbl, rotation, seed, seats, points, tiebreaks, ranks,"
-        " game_ranks, faults, fault_counts, versions, decisions, duration_s, replay_path, finished_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " game_ranks, faults, fault_counts, versions, decisions, duration_s, replay_path, finished_at, key)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
 
     @staticmethod
@@ -297,6 +254,7 @@ class Store:
             game.duration_s,
             game.replay_path,
             time.time(),
+            game.key,
         )
 
     def record_many(self, games: Sequence[StoredGame]) -> None:
@@ -306,6 +264,8 @@ class Store:
                 self.conn.executemany(self._INSERT, (self._row(g) for g in games))
         except sqlite3.IntegrityError:
             raise StoreError(f"a game among those given is already in {self.path}: a game is never stored twice") from None
+        except sqlite3.Error as exc:
+            raise write_error(self.path, exc) if outside_arena(exc) else StoreError(f"{self.path}: {exc}") from None
 
     def record(self, game: StoredGame) -> None:
         """Store one finished game and commit it at once."""
@@ -321,17 +281,22 @@ class Store:
                         self._versioned.add(entrant)
         except sqlite3.IntegrityError:
             raise StoreError(f"game {game.index} is already in {self.path}: a game is never stored twice") from None
+        except sqlite3.Error as exc:
+            raise write_error(self.path, exc) if outside_arena(exc) else StoreError(f"{self.path}: {exc}") from None
 
     def record_bot_faults(self, faults: Sequence[tuple[str, Fault]]) -> None:
         """Faults found when bots were closed (`no_exit`, `orphans`): they belong to no game, so they
         change no rating, but an organiser must see them."""
         if not faults:
             return
-        with self._transaction():
-            self.conn.executemany(
-                "INSERT INTO bot_faults (entrant, kind, detail, stderr_tail) VALUES (?, ?, ?, ?)",
-                [(name, f.kind.value, f.detail, dumps_str(list(f.stderr_tail))) for name, f in faults],
-            )
+        try:
+            with self._transaction():
+                self.conn.executemany(
+                    "INSERT INTO bot_faults (entrant, kind, detail, stderr_tail) VALUES (?, ?, ?, ?)",
+                    [(name, f.kind.value, f.detail, dumps_str(list(f.stderr_tail))) for name, f in faults],
+                )
+        except sqlite3.Error as exc:
+            raise write_error(self.path, exc) if outside_arena(exc) else StoreError(f"{self.path}: {exc}") from None
 
     def bot_faults(self) -> list[tuple[str, str, str]]:
         """(entrant, kind, detail) of every fault found outside games, oldest first."""
@@ -343,7 +308,7 @@ class Store:
     def games(self, from_index: int = 0) -> Iterator[StoredGame]:
         cur = self.conn.execute(
             "SELECT idx, game_id, round, tbl, rotation, seed, seats, points, tiebreaks, ranks, game_ranks, faults,"
-            " fault_counts, versions, decisions, duration_s, replay_path FROM games WHERE idx >= ? ORDER BY idx",
+            " fault_counts, versions, decisions, duration_s, replay_path, key FROM games WHERE idx >= ? ORDER BY idx",
             (from_index,),
         )
         for row in cur:
@@ -365,6 +330,7 @@ class Store:
                 decisions=row[14],
                 duration_s=row[15],
                 replay_path=row[16],
+                key=row[17],
             )
 
     def rated_games(self, from_index: int = 0) -> Iterator[RatedGame]:
@@ -398,11 +364,14 @@ class Store:
         """Keep a rating book that covers exactly the indices 0..last_index (all stored)."""
         if book.rated != book.last_index + 1:
             raise StoreError("internal error: only a gap-free prefix of the schedule may be cached")
-        with self._transaction():
-            self.conn.execute(
-                "INSERT OR REPLACE INTO ratings_cache (id, prefix, model, book) VALUES (1, ?, ?, ?)",
-                (book.last_index + 1, dumps_str(book.model.to_json()), dumps_str(book.to_json())),
-            )
+        try:
+            with self._transaction():
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO ratings_cache (id, prefix, model, book) VALUES (1, ?, ?, ?)",
+                    (book.last_index + 1, dumps_str(book.model.to_json()), dumps_str(book.to_json())),
+                )
+        except sqlite3.Error:
+            pass  # only a cache: standings are computed anyway, and a read-only store is still readable
 
     def standings(self, model: RatingModel = RatingModel(), use_cache: bool = True) -> list[Standing]:
         return leaderboard(self.ratings(model, use_cache).current(), self.entrant_names())

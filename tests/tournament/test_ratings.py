@@ -160,20 +160,26 @@ def test_no_global_trueskill_setup_is_used() -> None:
     assert trueskill.global_env() is before and before.mu == trueskill.MU
 
 
-def test_unrolled_chains_equal_the_generic_loop() -> None:
-    from arena.tournament.ratings import _rate_chain, _unrolled_chain
+def test_the_one_chain_equals_the_package_for_every_player_count() -> None:
+    """One kernel for every table size (no second, looping copy): 2 to 12 players, with draws."""
+    from arena.tournament.kernel import chain
 
     rnd = random.Random(8)
     model = RatingModel(tau=0.1)
+    env = model.environment()
     margin = model.draw_margin()
-    for n in range(2, 9):
-        for _ in range(50):
+    checked = 0
+    for n in range(2, 13):
+        for _ in range(20):
             priors = [(rnd.uniform(5, 45), rnd.uniform(0.3, 9)) for _ in range(n)]
-            draws = [rnd.random() < 0.3 for _ in range(n - 1)]
-            args = (priors, draws, model.beta**2, model.tau**2, margin)
+            ranks = sorted(rnd.randint(1, n) for _ in range(n))
+            draws = [ranks[j] == ranks[j + 1] for j in range(n - 1)]
             try:
-                expected = _rate_chain(*args)
-            except ArithmeticError:
+                expected = env.rate([(env.create_rating(mu, sigma),) for mu, sigma in priors], ranks=ranks)
+            except FloatingPointError:
                 continue
-            got = _unrolled_chain(n)(*args)
-            assert [x for pair in got for x in pair] == pytest.approx([x for pair in expected for x in pair], abs=1e-12)
+            got = chain(n)(priors, draws, model.beta**2, model.tau**2, margin)
+            want = [x for (r,) in expected for x in (r.mu, r.sigma)]
+            assert [x for pair in got for x in pair] == pytest.approx(want, abs=1e-6)
+            checked += 1
+    assert checked > 150

@@ -7,7 +7,7 @@ import math
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.rng import derive_seed
@@ -16,6 +16,7 @@ from arena.tournament.schedule import (
     Format,
     Rotations,
     ScheduleError,
+    ScheduledGame,
     ScheduleSpec,
     build,
     count,
@@ -102,3 +103,33 @@ def test_fill_cycle_seats_every_entrant_everywhere_equally() -> None:
 def test_impossible_schedules_are_refused(spec: ScheduleSpec, message: str) -> None:
     with pytest.raises(ScheduleError, match=message.replace("`", ".")):
         count(spec)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 6),
+    k=st.integers(2, 4),
+    rounds=st.integers(1, 3),
+    more_rounds=st.integers(0, 2),
+    new=st.integers(0, 2),
+    rotations=st.sampled_from(list(Rotations)),
+    seed=st.integers(0, 2**32),
+)
+def test_named_tables_keep_their_games_when_the_field_or_the_rounds_grow(
+    n: int, k: int, rounds: int, more_rounds: int, new: int, rotations: Rotations, seed: int
+) -> None:
+    """With entrant names as labels, a game is (round, who sits where, seed); every game of a schedule
+    is still in the schedule with more rounds and more entrants (appended), with the same seed."""
+    names = tuple(f"e{i}" for i in range(n + new))
+    small = ScheduleSpec(n, k, rounds, Format.ROUND_ROBIN, rotations, Fill.CYCLE, master_seed=seed, labels=names[:n])
+    big = ScheduleSpec(n + new, k, rounds + more_rounds, Format.ROUND_ROBIN, rotations, Fill.CYCLE, master_seed=seed, labels=names)
+
+    def identity(g: ScheduledGame) -> tuple[int, tuple[str, ...], int]:
+        return (g.round, tuple(names[e] for e in g.seats), g.seed)
+
+    before = [identity(g) for g in build(small)]
+    after = {identity(g) for g in build(big)}
+    if n >= k:  # with `fill: cycle` below k entrants, tables are made differently once the field is big enough
+        assert set(before) <= after
+    if new == 0:
+        assert before == [identity(g) for g in build(big)][: len(before)]  # more rounds append: same places

@@ -1,0 +1,82 @@
+"""Rounds as a unit of a run: the hook that may stop a tournament after a complete round.
+
+A stop rule (e.g. "the top entrant is clear of the rest") sees the ratings of exactly the games of
+rounds 0..r, in schedule order, so its answer never depends on concurrency or on what else finished.
+When a rule is given, no game of round r+1 starts before round r is complete.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from arena.tournament.ratings import RatingBook, RatingModel
+from arena.tournament.schedule import ScheduledGame
+from arena.tournament.store import Store
+
+
+@dataclass(frozen=True)
+class RoundEnd:
+    """Round `round` (0-based) and every round before it are complete."""
+
+    round: int
+    rounds: int  # in the schedule
+    games: int  # rated so far (rounds 0..round)
+    book: RatingBook  # ratings after exactly those games; do not modify
+
+
+StopRule = Callable[[RoundEnd], bool]  # True: play no further round
+
+
+class RoundGate:
+    """Tracks complete rounds; with a stop rule, holds back later rounds until the rule has spoken."""
+
+    def __init__(
+        self,
+        schedule: Sequence[ScheduledGame],
+        done: set[int],
+        rule: StopRule | None,
+        store: Store,
+        model: RatingModel,
+        entrants: int,
+    ) -> None:
+        self.rule = rule
+        self.store = store
+        self.missing: dict[int, int] = {}
+        self.ranges: dict[int, tuple[int, int]] = {}
+        self.round_of: dict[int, int] = {}
+        for g in schedule:
+            lo, hi = self.ranges.get(g.round, (g.index, g.index))
+            self.ranges[g.round] = (min(lo, g.index), max(hi, g.index))
+            self.round_of[g.index] = g.round
+            if g.index not in done:
+                self.missing[g.round] = self.missing.get(g.round, 0) + 1
+        self.rounds = len(self.ranges)
+        self.open = 0  # the first round not yet complete
+        self.book = RatingBook.new(model, entrants)
+        self.stopped_after: int | None = None
+        self._advance()
+
+    @property
+    def stopped(self) -> bool:
+        return self.stopped_after is not None
+
+    def allows(self, game: ScheduledGame) -> bool:
+        if self.rule is None:
+            return True
+        return not self.stopped and game.round <= self.open
+
+    def finished(self, index: int) -> None:
+        rnd = self.round_of[index]
+        self.missing[rnd] -= 1
+        self._advance()
+
+    def _advance(self) -> None:
+        while self.open < self.rounds and not self.missing.get(self.open) and not self.stopped:
+            if self.rule is not None:
+                lo, hi = self.ranges[self.open]
+                self.book.apply_all(itertools.takewhile(lambda g: g.index <= hi, self.store.rated_games(lo)))
+                if self.rule(RoundEnd(self.open, self.rounds, self.book.rated, self.book)):
+                    self.stopped_after = self.open
+            self.open += 1
