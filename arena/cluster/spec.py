@@ -31,3 +31,6 @@ class ClusterSpec:
                 f"--cluster {text!r}: give a scheduler address such as tcp://10.0.0.5:8786, or local:N for N workers here"
             )
         return cls(address=text)
+
+    def describe(self) -> str:
+        return self.address if self.address is not None else f"a local cluster of {self.local_workers} workers"
