@@ -78,3 +78,7 @@ class OutputError(ArenaError):
 class RunnerError(ArenaError):
     """The run could not go on (a worker that died again and again, an output that cannot be written);
     the games already finished are kept, and a rerun resumes."""
+
+
+class ReportError(ArenaError):
+    """The HTML report or a viewer page cannot be written."""

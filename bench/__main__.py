@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import bench_engine, bench_ratings, bench_referee, bench_tournament
+from bench import bench_engine, bench_ratings, bench_referee, bench_sandbox, bench_tournament
 from bench.stats import Figure, fmt
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,6 +119,9 @@ def main() -> None:
     figures += referee_figures(bench_referee.run(repeats=repeats))
     print("tournament ...", file=sys.stderr, flush=True)
     figures += bench_tournament.run(repeats=repeats)
+    print("sandbox ...", file=sys.stderr, flush=True)
+    sandbox = bench_sandbox.run(repeats=2 if args.quick else 5, rounds=20 if args.quick else 50)
+    figures += sandbox
     print("ratings ...", file=sys.stderr, flush=True)
     figures += bench_ratings.run(repeats=2 if args.quick else 3, games=20_000 if args.quick else 100_000)
     elapsed = time.perf_counter() - started
@@ -126,6 +129,7 @@ def main() -> None:
     lines = ["# Benchmarks", "", f"Written by `{command}` in {elapsed:.0f} s.", "", *machine(), "", "## Targets (issue 7)", ""]
     if not args.quick:
         lines += targets(figures)
+        lines += bench_sandbox.targets(sandbox)
     else:
         lines.append("(a --quick run: figures only, no verdicts)")
     lines += ["", "## Figures", "", "| figure | median | range | unit | repeats |", "|---|---|---|---|---|"]

@@ -58,13 +58,14 @@ def _saved() -> str:
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Run bot competitions: referee games between programs in any language, play tournaments, rate them."""
+    os.umask(0o077)  # replays, stores, logs: readable by the organiser only (see protocol.md, "What a bot can see")
 
 
 def _register_commands() -> None:
     # Each command lives in its own module; importing it attaches it to `main`.
     import importlib
 
-    for name in ("games", "play", "verify", "run", "standings", "validate", "demo"):
+    for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "view", "check_bot"):
         try:
             importlib.import_module(f"arena.cli.{name}")
         except ModuleNotFoundError as exc:

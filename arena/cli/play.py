@@ -18,6 +18,8 @@ from arena.referee.clock import TimeControl
 from arena.referee.faults import Fault, FaultPolicy
 from arena.referee.referee import GameResult, play_game
 from arena.referee.replay import iter_replay
+from arena.sandbox.policy import SandboxPolicy
+from arena.sandbox.probe import decide
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -55,6 +57,7 @@ def parse_command(text: str, index: int) -> tuple[str, ...]:
 @click.option("--policy", type=click.Choice([p.value for p in FaultPolicy]), default="forfeit", show_default=True)
 @click.option("--cpu-seconds", type=int, default=None, help="CPU-time limit of each bot process.")
 @click.option("--memory-mb", type=int, default=None, help="Address-space limit of each bot process.")
+@click.option("--sandbox/--no-sandbox", "sandbox", default=None, help="Run each bot in a bubblewrap sandbox (default: on where it can run).")
 @click.option("--quiet", is_flag=True, help="Only the result, not the step-by-step log.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
 def play_command(
@@ -70,6 +73,7 @@ def play_command(
     policy: str,
     cpu_seconds: int | None,
     memory_mb: int | None,
+    sandbox: bool | None,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -83,6 +87,9 @@ def play_command(
     commands = [parse_command(text, i) for i, text in enumerate(bots)]
     control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, increment_ms=increment_ms, startup_ms=startup_ms)
     limits = Limits(cpu_seconds=cpu_seconds, memory_mb=memory_mb)
+    sandboxed, warning = decide(sandbox)
+    if warning:
+        click.echo(f"arena: {warning}", err=True)
     if seed is None:
         seed = int.from_bytes(os.urandom(6), "big")
     path = replay
@@ -94,7 +101,7 @@ def play_command(
     finished = False
     try:
         for i, argv in enumerate(commands):
-            started.append(BotProcess.start(BotSpec(f"seat{i}", argv), control, limits))
+            started.append(BotProcess.start(BotSpec(f"seat{i}", argv, sandbox=SandboxPolicy(enabled=sandboxed)), control, limits))
         result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy), replay_path=path)
         finished = True
     finally:

@@ -8,6 +8,7 @@ import click
 
 from arena.cli import main
 from arena.cluster.spec import ClusterSpec
+from arena.sandbox.probe import probe
 from arena.tournament import config as tconfig
 from arena.tournament import report, runner
 
@@ -45,6 +46,10 @@ def run_command(
     summary = runner.run(
         cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet, executor=executor
     )
+    plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
+    if plain:  # said before anything runs: these bots run as you, with your files and network
+        click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false in the config'})", err=True)
+    summary = runner.run(cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet)
     rate = f", {summary.games_per_second:.1f} games/s" if summary.played else ""
     reused = f", {summary.reused} kept from the earlier config" if summary.reused else ""
     click.echo(
@@ -56,6 +61,11 @@ def run_command(
     click.echo(report.table(summary.standings))
     if summary.bot_faults:
         click.echo(report.bot_faults([(name, f.kind.value, f.detail) for name, f in summary.bot_faults]), err=True)
+    if cfg.report is not None:
+        from arena.web.report_page import build_report
+
+        written = build_report(summary.store, cfg.report)
+        click.echo(f"report: {written.index.resolve().as_uri()}")
     if summary.interrupted:
         click.echo(f"interrupted: run `arena run {config}` again to play the {summary.total - summary.stored} games left", err=True)
         sys.exit(130)

@@ -6,6 +6,7 @@ import click
 
 from arena.cli import main
 from arena.tournament import config as tconfig
+from arena.sandbox.probe import probe
 from arena.tournament import schedule
 
 
@@ -29,3 +30,8 @@ def validate_command(config: str) -> None:
         f"  clocks: {tc.decision_ms} ms a decision, {bank}, +{tc.increment_ms} ms, start-up {tc.startup_ms} ms; "
         f"limits: {memory}, {cpu}; fingerprint {cfg.fingerprint()}"
     )
+    sandboxed = [e.name for e in cfg.entrants if e.sandbox.enabled]
+    plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
+    click.echo(f"sandboxed entrants: {', '.join(sandboxed) or 'none'}; unsandboxed: {', '.join(plain) or 'none'}")
+    for line in probe().report():
+        click.echo(f"  {line}")

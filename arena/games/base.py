@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from arena.errors import GameOptionError, IllegalAction, SeatCountError
+from arena.games.ranking import competition_ranks
 from arena.jsonvalue import JSON
 
 Seat = int
@@ -99,18 +100,35 @@ class Outcome:
 
     `tiebreaks[s]` holds the values compared after points, in order (higher is better); `ranks[s]` is
     1 for the best, and seats equal on points and every tie-break share a rank ("1224" ranking).
+    `drawn` marks a game a safety rule stopped before the rules decided it (e.g. Kolpa!'s round cap):
+    every seat then shares rank 1 whatever the points, and nobody is charged a fault for it.
     """
 
     points: tuple[int, ...]
     tiebreaks: tuple[tuple[int, ...], ...]
     ranks: tuple[int, ...]
+    drawn: bool = False
+
+    @classmethod
+    def ranked(cls, points: Sequence[int], tiebreaks: Sequence[Sequence[int]]) -> "Outcome":
+        """Ranks by points, then the tie-breaks in order; equal seats share a rank."""
+        keys = [(p, *t) for p, t in zip(points, tiebreaks)]
+        return cls(tuple(points), tuple(tuple(t) for t in tiebreaks), competition_ranks(keys))
+
+    @classmethod
+    def draw(cls, points: Sequence[int], tiebreaks: Sequence[Sequence[int]]) -> "Outcome":
+        """A game stopped by a safety rule: points as they stand, every seat ranked 1."""
+        return cls(tuple(points), tuple(tuple(t) for t in tiebreaks), tuple(1 for _ in points), drawn=True)
 
     def to_json(self) -> dict[str, JSON]:
-        return {
+        out: dict[str, JSON] = {
             "points": list(self.points),
             "tiebreaks": [list(t) for t in self.tiebreaks],
             "ranks": list(self.ranks),
         }
+        if self.drawn:
+            out["drawn"] = True
+        return out
 
 
 class GameState(abc.ABC):

@@ -48,7 +48,7 @@ def _fail(spec: GameSpec, step: int, message: str) -> None:
 
 def _is_json(value: Any) -> bool:
     try:
-        return canonical(value) == value
+        return bool(canonical(value) == value)
     except TypeError:
         return False
 
@@ -210,7 +210,10 @@ def _check_outcome(spec: GameSpec, step: int, state: GameState) -> None:
         _fail(spec, step, "outcome must give points, tie-breaks and a rank for every seat")
     if len({len(t) for t in outcome.tiebreaks}) > 1:
         _fail(spec, step, "every seat must have the same number of tie-break values")
-    expected = competition_ranks(outcome_keys(outcome.points, outcome.tiebreaks))
+    if outcome.drawn:  # stopped by a safety rule: a draw, every seat first
+        expected = tuple(1 for _ in range(n))
+    else:
+        expected = competition_ranks(outcome_keys(outcome.points, outcome.tiebreaks))
     if tuple(outcome.ranks) != expected:
         _fail(spec, step, f"ranks {list(outcome.ranks)} disagree with points and tie-breaks (expected {list(expected)})")
     if not _is_json(outcome.to_json()):

@@ -27,6 +27,8 @@ from arena.jsonvalue import dumps_line, loads
 from arena.protocol import ProtocolViolation, hello_message, parse_hello, shutdown_message
 from arena.referee.clock import TimeControl
 from arena.referee.faults import Fault, FaultKind
+from arena.sandbox.launch import Launch
+from arena.sandbox.policy import SandboxPolicy
 
 READ_CHUNK = 65536
 STDERR_LINE_CHARS = 500  # a stderr line kept in the tail is cut to this many characters
@@ -39,7 +41,8 @@ class BotSpec:
     name: str
     command: tuple[str, ...]  # argv; placeholders already substituted
     cwd: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict)  # added to os.environ
+    env: Mapping[str, str] = field(default_factory=dict)  # added to os.environ (to a clean one in a sandbox)
+    sandbox: SandboxPolicy | None = None  # None or disabled: a plain child process
 
 
 @dataclass(frozen=True)
@@ -197,8 +200,11 @@ class LineReader:
 class BotProcess:
     """One running bot. Reused across the games of a match; `close` ends it and everything it started."""
 
-    def __init__(self, spec: BotSpec, time_control: TimeControl, limits: Limits, proc: subprocess.Popen) -> None:
+    def __init__(self, spec: BotSpec, time_control: TimeControl, limits: Limits, proc: subprocess.Popen,
+                 launch: Launch | None = None) -> None:
         self.spec = spec
+        self.launch = launch
+        self.limit_detail: str | None = None  # set when a sandbox limit ended the bot
         self.time_control = time_control
         self.limits = limits
         self.proc = proc
@@ -241,18 +247,22 @@ class BotProcess:
             raise BotStartError(f"bot {spec.name!r}: empty command")
         env = dict(os.environ)
         env.update(spec.env)
+        argv, cwd, preexec, launch = list(spec.command), spec.cwd, _resource_limiter(limits), None
+        if spec.sandbox is not None and spec.sandbox.enabled:  # sandbox hook: bwrap argv, clean env, limits
+            launch = Launch.prepare(spec.name, spec.command, spec.cwd, spec.env, spec.sandbox, limits.cpu_seconds, limits.memory_mb)
+            argv, cwd, env, preexec = list(launch.argv), launch.cwd, dict(launch.env), launch.preexec
         try:
             proc = subprocess.Popen(
-                list(spec.command),
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=spec.cwd,
+                cwd=cwd,
                 env=env,
                 bufsize=0,
                 close_fds=True,
                 start_new_session=True,
-                preexec_fn=_resource_limiter(limits),
+                preexec_fn=preexec,
             )
         except FileNotFoundError as exc:
             missing = spec.cwd if spec.cwd and not os.path.isdir(spec.cwd) else spec.command[0]
@@ -266,7 +276,7 @@ class BotProcess:
             ) from exc
         except OSError as exc:
             raise BotStartError(f"bot {spec.name!r}: cannot start {' '.join(spec.command)!r}: {exc.strerror or exc}") from exc
-        bot = cls(spec, time_control, limits, proc)
+        bot = cls(spec, time_control, limits, proc, launch)
         try:
             bot._handshake()
         except BaseException:
@@ -551,7 +561,15 @@ class BotProcess:
         self._wait_group_gone(2.0)
         self._drain_stderr_now()
         self.exit_detail = describe_exit(code)
+        self._end_sandbox(code)
         return orphans
+
+    def _end_sandbox(self, code: int | None) -> None:
+        """Which sandbox limit (if any) ended the bot; then kill what is left and free its cgroups."""
+        if self.launch is not None:
+            self.exit_detail = self.launch.describe_exit(code)
+            self.limit_detail = self.limit_detail or self.launch.limit_hit(code, self.stderr_tail())
+            self.launch.finish()
 
     def close(self) -> None:
         """Ask the bot to exit, then SIGTERM and SIGKILL its whole group; idempotent, always waits.
@@ -586,6 +604,8 @@ class BotProcess:
             if self.proc.poll() is None:
                 self._reap(5.0)
             self._wait_group_gone(2.0)
+            if self.launch is not None and self.limit_detail is None:
+                self._end_sandbox(self.proc.returncode)
             self.detach()
             self._close_fds()
 

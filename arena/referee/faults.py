@@ -24,11 +24,12 @@ class FaultKind(enum.Enum):
     NO_EXIT = "no_exit"  # still running after the shutdown grace period
     ORPHANS = "orphans"  # the bot exited but left processes in its process group
     START_FAILED = "start_failed"  # the bot could not be (re)started for a game
+    LIMIT = "limit"  # a sandbox limit (memory, processes, disk, cpu) ended the bot; detail names which
 
     @property
     def fatal(self) -> bool:
         """Fatal faults end the bot's part in the game: it is killed and gets fallback actions."""
-        return self in (FaultKind.CRASH, FaultKind.FLOOD, FaultKind.START_FAILED)
+        return self in (FaultKind.CRASH, FaultKind.FLOOD, FaultKind.START_FAILED, FaultKind.LIMIT)
 
 
 class FaultPolicy(enum.Enum):

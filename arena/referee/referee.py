@@ -547,7 +547,9 @@ class _Game:
 
     def _crash(self, seat: _Seat, why: str) -> None:
         rid, orphans = self._remove(seat)
-        self._fault(seat, FaultKind.CRASH, rid, f"{seat.bot.exit_detail} ({why})")
+        limit = seat.bot.limit_detail  # a sandbox limit ended it: say which
+        kind, detail = (FaultKind.LIMIT, f"{limit}; {seat.bot.exit_detail}") if limit else (FaultKind.CRASH, seat.bot.exit_detail)
+        self._fault(seat, kind, rid, f"{detail} ({why})")
         if orphans:
             self._fault(seat, FaultKind.ORPHANS, None, "it exited and left processes running in its group (killed)")
 

@@ -31,8 +31,10 @@ class ReplayWriter:
         self.path = str(path)
         try:
             parent = Path(self.path).parent
-            parent.mkdir(parents=True, exist_ok=True)
-            self._fh: IO[bytes] | None = open(self.path, "wb")
+            parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # private: see protocol.md
+            os.fchmod(fd, 0o600)
+            self._fh: IO[bytes] | None = os.fdopen(fd, "wb")
         except OSError as exc:
             raise ReplayError(f"cannot write the replay {self.path!r}: {exc.strerror or exc}") from exc
 

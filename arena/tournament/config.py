@@ -15,7 +15,7 @@ import os
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -28,6 +28,8 @@ from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps
 from arena.referee.bot import Limits
 from arena.referee.clock import TimeControl
+from arena.sandbox.policy import SandboxPolicy, Scratch, policy_from_mapping
+from arena.sandbox.probe import probe
 from arena.tournament import schedule as sched
 from arena.tournament.config_reader import Reader as _Reader
 from arena.tournament.config_reader import join as _join
@@ -53,6 +55,7 @@ class EntrantConfig:
     env: Mapping[str, str] = field(default_factory=dict)
     raw_command: tuple[str, ...] = ()  # as written, placeholders kept: what the config fingerprint hashes
     raw_cwd: str = "."  # relative to the config's folder when inside it: what the fingerprint hashes
+    sandbox: SandboxPolicy = SandboxPolicy()  # the tournament's `sandbox:` overridden by the entrant's
 
     def identity(self) -> dict[str, JSON]:
         """Everything about this entrant that can change how its bot plays."""
@@ -84,6 +87,7 @@ class TournamentConfig:
     replays: Path | None
     raw: Mapping[str, JSON] = field(repr=False, default_factory=dict)
     cluster: str | None = None  # `executor: {dask: ...}`: a Dask scheduler's address, or local:N
+    report: Path | None = None  # output.report: the HTML report folder `arena run` writes at the end
 
     @property
     def names(self) -> list[str]:
@@ -159,6 +163,7 @@ TOP_KEYS = {
     "root",
     "output",
     "executor",
+    "sandbox",
 }
 
 
@@ -209,7 +214,8 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         bad = next((k for k in options_raw if k not in {o.name for o in spec.options}), None)
         r.fail(_join("options", bad) if bad else "options", str(exc))
 
-    entrants = _entrants(r, top["entrants"], root, config_dir)
+    sandbox = _sandbox(r, top.get("sandbox"), "sandbox", SandboxPolicy(enabled=probe().sandbox))
+    entrants = _entrants(r, top["entrants"], root, config_dir, sandbox)
     n = len(entrants)
 
     if "players" in top:
@@ -257,10 +263,15 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         except ClusterError as exc:
             r.fail("executor.dask", str(exc).replace("--cluster ", "", 1))
 
-    output = r.mapping(top.get("output") or {}, "output", {"store", "replays"})
+    output = r.mapping(top.get("output") or {}, "output", {"store", "replays", "report"})
     store = root / (r.string(output["store"], "output.store") if "store" in output else f"out/{name}.sqlite")
     replays_raw = output.get("replays")
     replays = None if replays_raw is None else root / r.string(replays_raw, "output.replays")
+    report_raw = output.get("report")
+    report = None if report_raw is None else root / r.string(report_raw, "output.report")
+    hide = _outputs(store, replays)
+    entrants = [_keep_dir(e, store) for e in entrants]
+    entrants = [replace(e, sandbox=replace(e.sandbox, hide=hide)) for e in entrants]
 
     return TournamentConfig(
         path=file,
@@ -280,10 +291,42 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         replays=replays.resolve() if replays is not None else None,
         raw=top,
         cluster=cluster,
+        report=report.resolve() if report is not None else None,
     )
 
 
-def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path) -> list[EntrantConfig]:
+def _sandbox(r: _Reader, value: Any, where: str, base: SandboxPolicy) -> SandboxPolicy:
+    """`sandbox:` (true, false or settings) over `base`; refused when asked for where it cannot run."""
+    try:
+        policy = policy_from_mapping(value, where, base)
+    except ConfigError as exc:
+        r.fail("", str(exc))
+    asked = value is True or (isinstance(value, dict) and value.get("enabled", True) is True)
+    support = probe()
+    if asked and not support.sandbox:
+        r.fail(where, f"the sandbox is asked for but cannot run on this machine: {support.reason} "
+                      "(set `sandbox: false` only for bots you trust)")
+    return policy
+
+
+def _outputs(store: Path, replays: Path | None) -> tuple[str, ...]:
+    """arena's outputs, masked in a sandbox even where they lie inside an entrant's folder."""
+    paths = [store.with_name(store.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+    paths.append(store.parent / f"{store.stem}-scratch")
+    if replays is not None:
+        paths.append(replays)
+    return tuple(str(p.resolve()) for p in paths)
+
+
+def _keep_dir(entrant: EntrantConfig, store: Path) -> EntrantConfig:
+    """A kept scratch folder lives beside the store, one per entrant, never inside another bot's view."""
+    if entrant.sandbox.scratch is not Scratch.KEEP or entrant.sandbox.keep_dir:
+        return entrant
+    folder = store.parent / f"{store.stem}-scratch" / entrant.name
+    return replace(entrant, sandbox=replace(entrant.sandbox, keep_dir=str(folder)))
+
+
+def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path, sandbox: SandboxPolicy = SandboxPolicy()) -> list[EntrantConfig]:
     items = r.listing(value, "entrants")
     if not items:
         r.fail("entrants", "expected at least one entrant")
@@ -291,7 +334,7 @@ def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path) -> list[Entr
     seen: dict[str, int] = {}
     for i, item in enumerate(items):
         where = _join("entrants", i)
-        data = r.mapping(item, where, {"name", "command", "cwd", "env"}, required={"name", "command"})
+        data = r.mapping(item, where, {"name", "command", "cwd", "env", "sandbox"}, required={"name", "command"})
         name = r.string(data["name"], _join(where, "name"))
         if name in seen:
             r.fail(_join(where, "name"), f"{name!r} is already the name of entrants[{seen[name]}]; names must be unique")
@@ -311,9 +354,11 @@ def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path) -> list[Entr
             env[key] = str(val)
         raw_command = _command(r, data["command"], _join(where, "command"))
         command = tuple(_substitute(arg, config_dir) for arg in raw_command)
-        _check_program(r, command, cwd, _join(where, "command"))
+        _check_program(r, command, root, _join(where, "command"))
         raw_cwd = os.path.relpath(cwd, config_dir) if cwd.is_relative_to(config_dir) else str(cwd)
-        out.append(EntrantConfig(name, command, str(cwd), env, raw_command, raw_cwd))
+        policy = _sandbox(r, data.get("sandbox"), _join(where, "sandbox"), sandbox)
+        policy = replace(policy, show_cwd=data.get("cwd") is not None)  # the shared root is not the bot's folder
+        out.append(EntrantConfig(name, _anchored(command, root), str(cwd), env, raw_command, raw_cwd, policy))
     return out
 
 
@@ -341,6 +386,20 @@ def _substitute(arg: str, config_dir: Path) -> str:
     return arg.replace("{python}", sys.executable).replace("{config_dir}", str(config_dir))
 
 
+def _is_script(arg: str) -> bool:
+    return not arg.startswith("-") and arg.lower().endswith(SCRIPT_SUFFIXES)
+
+
+def _anchored(command: tuple[str, ...], root: Path) -> tuple[str, ...]:
+    """The command with its relative paths made absolute from `root`: the program when it is a path,
+    and script-file arguments (the words `_check_program` checks). The bot's `cwd` then only sets where
+    it runs; it can no longer move what the config pointed at (README: paths resolve from `root`)."""
+    program, *args = command
+    if (os.sep in program or (os.altsep and os.altsep in program)) and not os.path.isabs(program):
+        program = str(root / program)
+    return (program, *(str(root / a) if _is_script(a) and not os.path.isabs(a) else a for a in args))
+
+
 def _check_program(r: _Reader, command: tuple[str, ...], cwd: Path, where: str) -> None:
     program = command[0]
     if os.sep in program or (os.altsep and os.altsep in program):
@@ -352,7 +411,7 @@ def _check_program(r: _Reader, command: tuple[str, ...], cwd: Path, where: str) 
     elif shutil.which(program) is None:
         r.fail(_join(where, 0), f"program {program!r} not found on PATH")
     for j, arg in enumerate(command[1:], start=1):
-        if not arg.startswith("-") and arg.lower().endswith(SCRIPT_SUFFIXES) and not (cwd / arg).is_file():
+        if _is_script(arg) and not (cwd / arg).is_file():
             r.fail(_join(where, j), f"file {arg!r} not found (looked in {cwd})")
 
 

@@ -62,7 +62,7 @@ class GamePlayer:
             del self.bots[key]
         e = self.config.entrants[entrant]
         name = e.name if copy == 0 else f"{e.name}#{copy + 1}"
-        spec = BotSpec(name, e.command, e.cwd, dict(e.env))
+        spec = BotSpec(name, e.command, e.cwd, dict(e.env), sandbox=e.sandbox)
         try:
             bot = BotProcess.start(spec, self.time_control, self.limits)
         except BotStartError as exc:

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // A random bot for any arena game, in JavaScript (node, no npm packages): picks uniformly among the
-// legal actions. Seed: the first argument, else ARENA_SEED, else the time; mixed with the game id and
-// the seat at each game's start.
+// legal actions. Seed: the first argument that is a whole number (other arguments, such as options
+// meant for another bot, are ignored), else ARENA_SEED, else the time; mixed with the game id and the
+// seat at each game's start.
 "use strict";
 
 const readline = require("readline");
 
 // SplitMix64 on BigInt, the generator arena itself uses (arena/rng.py).
 const MASK = (1n << 64n) - 1n;
-const base = BigInt(process.argv[2] ?? process.env.ARENA_SEED ?? Date.now()) & MASK;
+const seedArg = process.argv.slice(2).find((arg) => /^-?[0-9]+$/.test(arg));
+const base = BigInt(seedArg ?? process.env.ARENA_SEED ?? Date.now()) & MASK;
 let state = base;
 // Each game gets its own stream from the seed, the game id and the seat, so a bot's moves in one game
 // do not depend on the games it played before (results then do not depend on concurrency).

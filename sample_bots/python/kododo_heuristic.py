@@ -58,7 +58,7 @@ def unseen_cards(view: dict) -> list[str]:
 def choose(view: dict, legal: list[list[str]], rng: random.Random) -> list[str]:
     if len(legal) == 1:
         return legal[0]
-    me, players = view["seat"], view["players"]
+    me, players = view["seat"], view["player_count"]
     per_seat_left = [4 - len(cards) for cards in view["table"]]  # cards each seat still plays this round
     pool = unseen_cards(view)
     best, best_score = legal[0], float("-inf")

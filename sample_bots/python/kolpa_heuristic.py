@@ -37,7 +37,7 @@ def action_score(action: dict, view: dict) -> float:
     me = view["seat"]
     hand = view["hand"]
     sizes = view["hand_sizes"]
-    others = [s for s in range(view["players"]) if s != me]
+    others = [s for s in range(view["player_count"]) if s != me]
     danger = min(sizes[s] for s in others) <= 2  # someone may go out on their next turn
     card = action["play"]
     if action["to"] == "display":
@@ -56,13 +56,13 @@ def action_score(action: dict, view: dict) -> float:
 def announce_score(announce: Any, view: dict) -> float:
     """Prefer forcing the next player to give back a high display top; else keep our own cards free."""
     me = view["seat"]
-    nxt = (me + 1) % view["players"]
+    nxt = (me + 1) % view["player_count"]
     colour = announce if isinstance(announce, str) else None
     number = announce if isinstance(announce, int) else None
     score = 0.0
-    for pile in view["displays"][nxt].values():
-        if pile and fits(pile[0], colour, number):  # pile[0] is the top
-            score = max(score, 2.0 + hand_value(pile[0]) / 2)
+    for top in view["displays"][nxt].values():  # each pile's top card, or null for an empty pile
+        if top and fits(top, colour, number):
+            score = max(score, 2.0 + hand_value(top) / 2)
     score -= 0.5 * sum(1 for card in view["hand"] if card != JOKER and fits(card, colour, number))
     return score
 

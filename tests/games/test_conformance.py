@@ -15,7 +15,14 @@ SPECS = {spec.name: spec for spec in all_games()}
 
 
 def test_builtin_games_are_registered():
-    assert {"kododo"} <= set(SPECS)
+    """Every built-in game package registers its game, and the cases above cover every player count."""
+    from arena.games import registry
+
+    packages = {spec.factory.__module__.rsplit(".", 1)[0] for spec in SPECS.values()}
+    assert packages == set(registry._BUILTIN)
+    for spec in SPECS.values():
+        seats = sorted(n for name, n in CASES if name == spec.name)
+        assert seats == list(range(spec.min_seats, spec.max_seats + 1)) and seats
 
 
 @pytest.mark.parametrize("name,seats", CASES)

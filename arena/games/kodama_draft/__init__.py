@@ -8,9 +8,10 @@ from arena.games.registry import register
 SPEC = register(
     GameSpec(
         name="kodama-draft",
-        version="1.0",
-        description="Kodama's drafting variant: everyone picks and places one Branch card from a hand of four "
-        "at the same time, passes the rest left and refills; Kodama Duo's trees, cards and Kodama scoring.",
+        version="2.0",
+        description="Kodama's drafting variant: everyone picks a Branch card from a hand of four in secret, the "
+        "picks are revealed, then everyone places theirs; the rest is passed left and refilled; Kodama Duo's "
+        "trees, cards and Kodama scoring.",
         min_seats=2,
         max_seats=6,
         mode=Mode.SIMULTANEOUS,

@@ -15,19 +15,22 @@ Readings implemented (the seed's last section, issue 6 item 5):
 - A season: its Season card is revealed; every Branch card not on a tree (the deck, the cards left in
   hands last season and any discarded card: "les cartes Branche inutilisées") is shuffled into the
   deck, and H cards are dealt face down to each seat, one at a time from seat 0, H = min(4, deck // N).
-  Then growth turns, each one simultaneous step of every seat:
-  * pick + place in one decision, `{"card": "B17", "at": ["B05", 1]}`: the card from your hand and
-    where it goes on your own tree. The rulebook picks face down, reveals, then places; since picks are
-    revealed all at once and each seat places only on its own tree, which nobody else affects, choosing
-    the placement together with the pick gives every seat exactly the same information and options.
-    The placement scores as in Duo (line points, more than 10 before the Season bonus is forbidden,
-    plus the current Season card's bonus).
-  * a seat none of whose hand cards can be placed legally discards one of them instead
-    (`{"discard": "B17"}`, one action per hand card, listed only then); it scores nothing this turn.
-  * all plays are revealed at once (public event `reveal`); if the season goes on, every seat passes
-    its remaining cards to the seat on its left, seat (s + 1) mod N, then every seat draws one card if
-    the deck holds at least one card for every seat (in seat order); otherwise nobody draws (all or
-    nothing keeps the hands equal) and hands shrink by one card a turn.
+  Then growth turns, each of two simultaneous steps, as the rulebook has it ("Chaque joueur choisit
+  simultanément une des cartes Branche de sa main et la place face cachée en face de lui. Quand tout le
+  monde est prêt, les cartes sont retournées. Chaque joueur place simultanément sa carte..."):
+  * pick (every seat at once, in secret): `{"pick": "B17"}`, a card of your hand. Listed: the hand
+    cards that have at least one legal placement on your tree; when none has, every hand card (the
+    picked card will be discarded). The picks are then revealed to everyone together (event `reveal`).
+  * place (every seat whose pick can be placed, at once): `{"card": "B17", "at": ["B05", 1]}`, your
+    revealed pick and a free attachment point of your tree. It scores as in Duo (line points, more than
+    10 before the Season bonus is forbidden, plus the current Season card's bonus). A seat whose pick
+    has no legal placement is not asked: the card is discarded (event `cannot_place`) and it scores
+    nothing this turn. Nobody else touches a seat's tree, so a pick that could be placed when picked
+    still can be.
+  * if the season goes on, every seat passes its remaining cards to the seat on its left, seat
+    (s + 1) mod N, then every seat draws one card if the deck holds at least one card for every seat
+    (in seat order); otherwise nobody draws (all or nothing keeps the hands equal) and hands shrink by
+    one card a turn.
   * the season's growth ends after 4 turns ("until everyone placed four cards this season") or when
     the hands are empty; there is no pass and no draw after the last turn (the cards left in hand go
     back into the deck at the next season's deal).
@@ -43,8 +46,9 @@ Readings implemented (the seed's last section, issue 6 item 5):
   Kodama cards are public; a seat's hand and unscored Kodama cards are its own; the deck order, other
   hands, face-down Season cards, future shuffles and the box are seen by nobody. A seat does know the
   cards it passed on while they stay in other hands (resample_hidden keeps those).
-- Events: public `season`, `deal` (hand sizes), `reveal` (every seat's play), `pass`, `kodama_phase`,
-  `kodama`, `game_over`; private `hand` (to one seat: its new hand after a deal or a pass).
+- Events: public `season`, `deal` (hand sizes), `reveal` (every seat's pick), `cannot_place`, `place`
+  (one per placing seat), `pass`, `kodama_phase`, `kodama`, `game_over`; private `hand` (to one seat:
+  its new hand after a deal or a pass).
 - Fallback for a failed bot: the first legal action in the listed order (deterministic).
 """
 
@@ -54,7 +58,7 @@ import enum
 from typing import Any, Mapping
 
 from arena.errors import GameOver, IllegalAction
-from arena.games.base import Event, GameState, Seat
+from arena.games.base import Event, Seat
 from arena.games.kodama_duo.cards import SEASONS, CardSet, default_cards
 from arena.games.kodama_duo.common import KodamaTable, is_int
 from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, Tree, line_points
@@ -67,7 +71,10 @@ KODAMA_PER_PLAYER = 4
 
 
 class Step(enum.Enum):
-    GROW = "grow"
+    """The kind of decision asked now; its value is the view's "decision"."""
+
+    PICK = "pick"
+    PLACE = "place"
     KODAMA = "kodama"
     OVER = "over"
 
@@ -77,11 +84,8 @@ def kodama_per_player(players: int, available: int) -> int:
     return min(KODAMA_PER_PLAYER, available // players)
 
 
-class KodamaDraftState(KodamaTable, GameState):
-    __slots__ = (
-        "n", "faces", "shown", "trunks", "trees", "deck", "hands", "seen", "discard", "kodama_hand",
-        "kodama_scored", "season_cards", "shuffle_seeds", "season", "turn", "step", "scores", "placed",
-    )
+class KodamaDraftState(KodamaTable):
+    __slots__ = ("n", "hands", "seen", "shuffle_seeds", "picks", "placing")  # besides KodamaTable's
     GAME_TITLE = "Kodama draft"
     STEP_OVER = Step.OVER
 
@@ -90,7 +94,7 @@ class KodamaDraftState(KodamaTable, GameState):
         self.n = n = players
         self.faces: CardSet = faces
         # No spirits in this variant: elements are always read as printed (shared, never mutated).
-        self.shown: Mapping[str, tuple[str, ...]] = {c: f.elements for c, f in faces.tree_cards.items()}
+        self.shown = {c: f.elements for c, f in faces.tree_cards.items()}
         rng = Rng(seed)
         trunks = list(faces.trunks) + list(faces.draft_trunks)
         if n > len(trunks):
@@ -117,7 +121,9 @@ class KodamaDraftState(KodamaTable, GameState):
         self.turn = 0
         self.scores = [0] * n
         self.placed = [[0] * len(SEASONS) for _ in range(n)]
-        self.step = Step.GROW
+        self.picks: list[str | None] = [None] * n  # the revealed picks, until placed or discarded
+        self.placing: tuple[int, ...] = ()  # the seats asked to place now
+        self.step = Step.PICK
         self._start_season()
 
     # --- the flow of the game -------------------------------------------------------------------
@@ -143,7 +149,7 @@ class KodamaDraftState(KodamaTable, GameState):
         events.append(Event("deal", {"season": self.season + 1, "cards_each": size, "deck": len(self.deck)}))
         if size:
             events.extend(self._hand_events("deal"))
-            self.step = Step.GROW
+            self.step = Step.PICK
             return events
         self.step = Step.KODAMA
         events.append(Event("kodama_phase", {"season": self.season + 1, "reason": "no cards to deal"}))
@@ -153,12 +159,39 @@ class KodamaDraftState(KodamaTable, GameState):
         tc = self.faces.tree_cards
         return [Event("hand", {"why": why, "cards": [tc[c].to_json() for c in self.hands[s]]}, to=s) for s in range(self.n)]
 
+    def _reveal(self, actions: Mapping[Seat, JSON]) -> list[Event]:
+        """Every pick is taken from its hand and shown; an unplaceable one is discarded at once."""
+        tc = self.faces.tree_cards
+        for seat in range(self.n):
+            card = actions[seat]["pick"]
+            self.hands[seat].remove(card)
+            self.picks[seat] = card
+        picks = [tc[c].to_json() for c in self.picks if c is not None]
+        events = [Event("reveal", {"season": self.season + 1, "turn": self.turn + 1, "picks": picks})]
+        placing = []
+        for seat, card in enumerate(self.picks):
+            assert card is not None
+            if self._placements_from(seat, [card], first_only=True):
+                placing.append(seat)
+            else:
+                self.discard.append(card)
+                self.picks[seat] = None
+                events.append(Event("cannot_place", {"seat": seat, "card": card}))
+        self.placing = tuple(placing)
+        if placing:
+            self.step = Step.PLACE
+            return events
+        return events + self._end_turn()
+
     def _end_turn(self) -> list[Event]:
+        self.picks = [None] * self.n
+        self.placing = ()
         self.turn += 1
         n = self.n
         if self.turn >= TURNS_PER_SEASON or not self.hands[0]:
             self.step = Step.KODAMA
             return [Event("kodama_phase", {"season": self.season + 1})]
+        self.step = Step.PICK
         self.hands = [self.hands[(s - 1) % n] for s in range(n)]  # seat s passes to its left, s + 1
         drew = len(self.deck) >= n
         if drew:
@@ -175,8 +208,10 @@ class KodamaDraftState(KodamaTable, GameState):
 
     # --- what may be done now -------------------------------------------------------------------
 
-    def _placements(self, seat: int, first_only: bool = False) -> list[JSON]:
-        return self._placements_from(seat, self.hands[seat], first_only)
+    def _pickable(self, seat: int) -> list[str]:
+        """The hand cards with a legal placement, or the whole hand when none has one."""
+        hand = self.hands[seat]
+        return [c for c in hand if self._placements_from(seat, [c], first_only=True)] or list(hand)
 
     # --- the contract ---------------------------------------------------------------------------
 
@@ -185,14 +220,22 @@ class KodamaDraftState(KodamaTable, GameState):
         return self.n
 
     def to_move(self) -> tuple[Seat, ...]:
-        return () if self.step is Step.OVER else tuple(range(self.n))
+        if self.step is Step.OVER:
+            return ()
+        if self.step is Step.PLACE:
+            return self.placing
+        return tuple(range(self.n))
 
     def legal_actions(self, seat: Seat) -> list[JSON]:
-        if self.step is Step.OVER or not 0 <= seat < self.n:
+        if seat not in self.to_move():
             return []
         if self.step is Step.KODAMA:
             return [{"kodama": k} for k in self.kodama_hand[seat]]
-        return self._placements(seat) or [{"discard": c} for c in self.hands[seat]]
+        if self.step is Step.PICK:
+            return [{"pick": c} for c in self._pickable(seat)]
+        card = self.picks[seat]
+        assert card is not None
+        return self._placements_from(seat, [card])
 
     def check(self, seat: Seat, action: JSON) -> None:
         if self.step is Step.OVER:
@@ -200,22 +243,32 @@ class KodamaDraftState(KodamaTable, GameState):
         self.check_seat_decides(seat, action)
         if self.step is Step.KODAMA:
             self._check_kodama(seat, action)
-            return
-        example = '{"card": "B17", "at": ["T1", 0]} (or {"discard": "B17"} when no card of your hand can be placed)'
-        if isinstance(action, dict) and set(action) == {"discard"}:
-            card = action["discard"]
-            if card not in self.hands[seat]:
-                raise IllegalAction(seat, action, f"{card!r} is not in your hand {self.hands[seat]}")
-            if self._placements(seat, first_only=True):
-                raise IllegalAction(seat, action, "you may discard only when no card of your hand can be placed")
-            return
-        if not isinstance(action, dict) or set(action) != {"card", "at"}:
-            raise IllegalAction(seat, action, f"a grow action is an object like {example}")
-        card, at = action["card"], action["at"]
-        if card not in self.hands[seat]:
+        elif self.step is Step.PICK:
+            self._check_pick(seat, action)
+        else:
+            self._check_place(seat, action)
+
+    def _check_pick(self, seat: Seat, action: JSON) -> None:
+        if not isinstance(action, dict) or set(action) != {"pick"}:
+            raise IllegalAction(seat, action, 'a pick action is an object like {"pick": "B17"}: a card of your hand')
+        card = action["pick"]
+        if not isinstance(card, str) or card not in self.hands[seat]:
             raise IllegalAction(seat, action, f"{card!r} is not in your hand {self.hands[seat]}")
+        pickable = self._pickable(seat)
+        if card not in pickable:
+            raise IllegalAction(seat, action, f"{card} cannot be placed on your tree (no free point, or every placement "
+                                              f"scores over {MAX_PLACEMENT_POINTS}); pick one that can: {pickable}")
+
+    def _check_place(self, seat: Seat, action: JSON) -> None:
+        pick = self.picks[seat]
+        example = f'{{"card": "{pick}", "at": ["T1", 0]}}'
+        if not isinstance(action, dict) or set(action) != {"card", "at"}:
+            raise IllegalAction(seat, action, f"a place action is an object like {example}")
+        card, at = action["card"], action["at"]
+        if card != pick:
+            raise IllegalAction(seat, action, f"you place the card you picked, {pick}, not {card!r}")
         if not isinstance(at, list) or len(at) != 2 or not isinstance(at[0], str) or not is_int(at[1]):
-            raise IllegalAction(seat, action, '"at" must be [card id, attachment point index], as in ["T1", 0]')
+            raise IllegalAction(seat, action, f'"at" must be [card id, attachment point index], as in {example}')
         parent, point = at
         tree = self.trees[seat]
         if parent not in tree:
@@ -232,23 +285,13 @@ class KodamaDraftState(KodamaTable, GameState):
         self.check_all(actions)
         if self.step is Step.KODAMA:
             return self._score_kodama(actions)
-        plays = []
-        for seat in range(self.n):
-            action = actions[seat]
-            if "discard" in action:
-                card = action["discard"]
-                self.hands[seat].remove(card)
-                self.discard.append(card)
-                plays.append({"seat": seat, "discard": card})
-            else:
-                plays.append(self._place(seat, action["card"], action["at"]))
-        event = Event("reveal", {"season": self.season + 1, "turn": self.turn + 1, "plays": plays})
-        return [event] + self._end_turn()
-
-    def _place(self, seat: int, card: str, at: list[Any]) -> dict[str, JSON]:
-        play = self._grow(seat, card, at)
-        self.hands[seat].remove(card)
-        return play
+        if self.step is Step.PICK:
+            return self._reveal(actions)
+        events = []
+        for seat in self.placing:
+            events.append(Event("place", self._grow(seat, actions[seat]["card"], actions[seat]["at"])))
+            self.picks[seat] = None
+        return events + self._end_turn()
 
     def fallback(self, seat: Seat) -> JSON:
         return self.legal_actions(seat)[0]
@@ -262,9 +305,9 @@ class KodamaDraftState(KodamaTable, GameState):
         season = min(self.season, len(SEASONS) - 1)
         return {
             "seat": seat,
-            "players": self.n,
+            "player_count": self.n,
             "step": self.step.value,
-            "decision": None if over else self.step.value,
+            "decision": self.step.value if seat in self.to_move() else None,
             "to_move": list(self.to_move()),
             "turn": min(self.turn + 1, TURNS_PER_SEASON),
             "pass_to": (seat + 1) % self.n,
@@ -272,6 +315,7 @@ class KodamaDraftState(KodamaTable, GameState):
             "scores": list(self.scores),
             "trees": [self._tree_view(s) for s in range(self.n)],
             "hand": [faces.tree_cards[c].to_json() for c in self.hands[seat]],
+            "picks": [faces.tree_cards[c].to_json() if c is not None else None for c in self.picks],
             "hand_sizes": [len(h) for h in self.hands],
             "deck": len(self.deck),
             "discard": [faces.tree_cards[c].to_json() for c in self.discard],
@@ -285,6 +329,7 @@ class KodamaDraftState(KodamaTable, GameState):
         other.hands = [list(h) for h in self.hands]
         other.seen = [set(s) for s in self.seen]
         other.shuffle_seeds = list(self.shuffle_seeds)
+        other.picks = list(self.picks)
         return other
 
     def snapshot(self) -> dict[str, JSON]:
@@ -297,6 +342,8 @@ class KodamaDraftState(KodamaTable, GameState):
             "discard": list(self.discard),
             **self._kodama_snapshot(),
             "shuffle_seeds": [str(s) for s in self.shuffle_seeds],
+            "picks": list(self.picks),
+            "placing": list(self.placing),
             "season": self.season,
             "turn": self.turn,
             "step": self.step.value,

@@ -132,7 +132,7 @@ def _int(value: Any, where: str, minimum: int = 0) -> int:
     return value
 
 
-def _keys(obj: Any, where: str, required: set[str], optional: set[str] = frozenset()) -> dict[str, Any]:
+def _keys(obj: Any, where: str, required: set[str], optional: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise _err(where, f"must be an object, got {obj!r}")
     missing = sorted(required - set(obj))
@@ -147,7 +147,7 @@ def _keys(obj: Any, where: str, required: set[str], optional: set[str] = frozens
 def _element(value: Any, elements: tuple[str, ...], where: str) -> str:
     if value not in elements:
         raise _err(where, f"unknown element {value!r} (elements: {', '.join(elements)})")
-    return value
+    return str(value)
 
 
 def _kodama_count(per: Any, elements: tuple[str, ...], where: str) -> dict[str, Any]:

@@ -3,32 +3,31 @@
 Both games grow one tree per seat under the same rules (rules.py), score the same secret Kodama cards
 in a simultaneous Kodama phase, reveal the same Season cards and break ties the same way; they differ
 only in how Branch cards reach a seat (Duo: cut-and-choose piles and spirits; the draft: passed hands).
-`KodamaTable` holds that common part once, so a rules fix in it reaches both games. It reads the state's
-fields by name and keeps every difference behind a small hook the state overrides:
+`KodamaTable` is their common base class: it declares the fields both keep (typed, each with the same
+meaning in both games) and holds the common rules once, so a rules fix in it reaches both games. Each
+difference is a small hook the game overrides:
 
 - `_spirits_on(seat)`: the spirits Kodama terms count on a seat's tree (none in the draft);
 - `_instance_marks(seat, card)`: extra per-card fields of the tree view (Duo's shown elements and
   spirits);
 - `_begin_next_season()`: what happens when a season other than the last ends;
 - `GAME_TITLE` and `STEP_OVER`: the game's name in error messages and its Step enum's final member.
-
-The host class is a `GameState` with the fields `faces`, `trunks`, `trees`, `shown`, `deck`,
-`discard`, `kodama_hand`, `kodama_scored`, `season_cards`, `season`, `turn`, `step`, `scores` and
-`placed`, each with the same meaning in both games.
 """
 
 from __future__ import annotations
 
+import abc
 import enum
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence, TypeVar
 
 from arena.errors import GameNotOver, IllegalAction
-from arena.games.base import Event, Outcome, Seat
-from arena.games.kodama_duo.cards import SEASONS
-from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, kodama_points, line_points, season_count
-from arena.games.ranking import competition_ranks
+from arena.games.base import Event, GameState, Outcome, Seat
+from arena.games.kodama_duo.cards import SEASONS, CardSet
+from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, Tree, kodama_points, line_points, season_count
 from arena.jsonvalue import JSON
 from arena.rng import Rng
+
+T = TypeVar("T", bound="KodamaTable")
 
 
 def is_int(value: Any) -> bool:
@@ -36,14 +35,37 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-class KodamaTable:
-    """Mixin for the Kodama game states: placement scoring, the Kodama phase, the shared view parts,
+def all_slots(cls: type) -> list[str]:
+    """Every slot of `cls` and its bases (a subclass's `__slots__` lists only its own)."""
+    return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
+
+
+class KodamaTable(GameState):
+    """Base of the Kodama game states: placement scoring, the Kodama phase, the shared view parts,
     the end of the game, and the copying of the fields both games keep."""
 
-    __slots__ = ()
+    __slots__ = (
+        "faces", "trunks", "trees", "shown", "deck", "discard", "kodama_hand", "kodama_scored",
+        "season_cards", "season", "turn", "step", "scores", "placed",
+    )
 
     GAME_TITLE: ClassVar[str]  # "Kodama Duo", "Kodama draft": names the game in error messages
-    STEP_OVER: ClassVar[enum.Enum]  # the state's Step.OVER
+    STEP_OVER: ClassVar[enum.Enum]  # the game's Step.OVER
+
+    faces: CardSet
+    trunks: list[str]  # by seat
+    trees: list[Tree]  # by seat
+    shown: dict[str, tuple[str, ...]]  # card -> its elements as they count now (Duo's spirits change them)
+    deck: list[str]  # the top of the deck is the end of the list
+    discard: list[str]
+    kodama_hand: list[list[str]]  # by seat: unscored Kodama cards, sorted
+    kodama_scored: list[list[dict[str, JSON]]]  # by seat: {"card", "season", "points"}, never mutated
+    season_cards: list[str]  # one Season card per season, face down until its season begins
+    season: int  # 0-based; len(SEASONS) once the game is over
+    turn: int  # growth turns played this season
+    step: enum.Enum  # the game's Step
+    scores: list[int]
+    placed: list[list[int]]  # [seat][season]: Branch cards added
 
     # --- hooks ------------------------------------------------------------------------------------
 
@@ -55,9 +77,9 @@ class KodamaTable:
         """Extra fields of one card in the tree view, placed after its printed elements; none by default."""
         return {}
 
+    @abc.abstractmethod
     def _begin_next_season(self) -> list[Event]:
         """Start the season `self.season` (not the first, never past the last); its events."""
-        raise NotImplementedError
 
     # --- growing and scoring ------------------------------------------------------------------------
 
@@ -106,7 +128,7 @@ class KodamaTable:
 
     def _score_kodama(self, actions: Mapping[Seat, JSON]) -> list[Event]:
         """Every seat scores the Kodama card it chose; then the season ends."""
-        events = []
+        events: list[Event] = []
         for seat in range(self.num_seats):
             card = actions[seat]["kodama"]
             face = self.faces.kodama[card]
@@ -130,7 +152,7 @@ class KodamaTable:
         used = {k for h in self.kodama_hand for k in h} | {r["card"] for rows in self.kodama_scored for r in rows}
         return [k for k in self.faces.kodama if k not in used]
 
-    def _redraw_kodama_hands(self, other: "KodamaTable", seat: Seat, rng: Rng) -> None:
+    def _redraw_kodama_hands(self, other: KodamaTable, seat: Seat, rng: Rng) -> None:
         """Deal `other`'s unscored Kodama cards of every seat but `seat` again, from those cards and the box."""
         others = [o for o in range(self.num_seats) if o != seat]
         pool = [k for o in others for k in self.kodama_hand[o]] + self.kodama_box()
@@ -144,7 +166,7 @@ class KodamaTable:
     def _tree_view(self, seat: int) -> dict[str, JSON]:
         tree = self.trees[seat]
         faces = self.faces.tree_cards
-        cards = []
+        cards: list[JSON] = []
         for card in tree.order:
             up = tree.parent.get(card)
             children = tree.children[card]
@@ -195,15 +217,15 @@ class KodamaTable:
             raise GameNotOver(f"the {self.GAME_TITLE} game is not over yet")
         points = tuple(self.scores)
         tiebreaks = tuple((self.tiebreak(s),) for s in range(self.num_seats))
-        return Outcome(points, tiebreaks, competition_ranks([(p, *t) for p, t in zip(points, tiebreaks)]))
+        return Outcome.ranked(points, tiebreaks)
 
     # --- copies ------------------------------------------------------------------------------------
 
-    def _copy_common(self) -> Any:
+    def _copy_common(self: T) -> T:
         """A new state of the same class sharing every field, with the fields both games mutate copied;
         the caller copies its own mutable fields."""
         other = object.__new__(type(self))
-        for name in type(self).__slots__:
+        for name in all_slots(type(self)):
             setattr(other, name, getattr(self, name))
         other.trunks = list(self.trunks)
         other.trees = [t.copy() for t in self.trees]

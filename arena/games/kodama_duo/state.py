@@ -47,37 +47,25 @@ Readings implemented (the French rulebook, with ../shared/rules-notes.md settlin
 
 from __future__ import annotations
 
-import enum
 from typing import Any, Mapping
 
 from arena.errors import GameOver, IllegalAction
-from arena.games.base import Event, GameState, Seat
+from arena.games.base import Event, Seat
 from arena.games.kodama_duo.cards import KODAMA_PER_PLAYER, SEASONS, CardSet, default_cards
 from arena.games.kodama_duo.common import KodamaTable, is_int
-from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, Tree, line_points
+from arena.games.kodama_duo.rules import Tree, line_points
+from arena.games.kodama_duo.moves import TURNS_PER_SEASON, Step, check_place, check_spirit, check_split, shape
+from arena.games.kodama_duo.view import duo_snapshot, duo_view
 from arena.jsonvalue import JSON
 from arena.rng import Rng
 
-TURNS_PER_SEASON = 4
 REVEAL = 3
 
 
-class Step(enum.Enum):
-    """The kind of decision asked now; its value is the view's "decision"."""
-
-    SPLIT = "split"
-    CHOOSE = "choose"
-    PLACE = "place"
-    SPIRIT = "spirit"
-    KODAMA = "kodama"
-    OVER = "over"
-
-
-class KodamaDuoState(KodamaTable, GameState):
-    __slots__ = (
-        "faces", "trunks", "trees", "shown", "spirits", "deck", "revealed", "piles", "held", "given", "discard",
-        "kodama_hand", "kodama_scored", "season_cards", "season", "turn", "step", "cutter", "scores",
-        "placed", "unplaced", "placing", "spirit_seat", "spirit_elements",
+class KodamaDuoState(KodamaTable):
+    __slots__ = (  # besides KodamaTable's
+        "spirits", "revealed", "piles", "held", "given", "cutter", "unplaced", "placing", "spirit_seat",
+        "spirit_elements",
     )
     GAME_TITLE = "Kodama Duo"
     STEP_OVER = Step.OVER
@@ -267,80 +255,23 @@ class KodamaDuoState(KodamaTable, GameState):
             return self._spirit_actions(seat)
         return [{"kodama": k} for k in self.kodama_hand[seat]]
 
-    def _shape(self, seat: Seat, action: JSON, key: str, example: str, other: tuple[str, ...] = ()) -> Any:
-        """The action must be an object with exactly `key` (and `other`); returns action[key]."""
-        wanted = {key, *other}
-        if not isinstance(action, dict) or set(action) != wanted:
-            raise IllegalAction(seat, action, f"a {self.step.value} action is an object like {example}")
-        return action[key]
-
     def check(self, seat: Seat, action: JSON) -> None:
         if self.step is Step.OVER:
             raise IllegalAction(seat, action, "the game is over")
         self.check_seat_decides(seat, action)
         step = self.step
         if step is Step.SPLIT:
-            self._check_split(seat, action)
+            check_split(self, seat, action)
         elif step is Step.CHOOSE:
-            pile = self._shape(seat, action, "pile", '{"pile": 0}')
+            pile = shape(self, seat, action, "pile", '{"pile": 0}')
             if not is_int(pile) or pile not in (0, 1):
                 raise IllegalAction(seat, action, f"pile must be 0 or 1, got {pile!r}")
         elif step is Step.PLACE:
-            self._check_place(seat, action)
+            check_place(self, seat, action)
         elif step is Step.SPIRIT:
-            self._check_spirit(seat, action)
+            check_spirit(self, seat, action)
         else:
             self._check_kodama(seat, action)
-
-    def _check_split(self, seat: Seat, action: JSON) -> None:
-        piles = self._shape(seat, action, "split", '{"split": [["B03"], ["B11", "B20"]]}')
-        if not isinstance(piles, list) or len(piles) != 2 or not all(isinstance(p, list) for p in piles):
-            raise IllegalAction(seat, action, "split must be a list of two piles, each a list of card ids")
-        if not piles[0] or not piles[1]:
-            raise IllegalAction(seat, action, "each pile needs at least one card")
-        cards = piles[0] + piles[1]
-        if not all(isinstance(c, str) for c in cards) or sorted(cards) != sorted(self.revealed):
-            raise IllegalAction(seat, action, f"the two piles must hold the revealed cards {self.revealed}, each exactly once")
-
-    def _check_place(self, seat: Seat, action: JSON) -> None:
-        example = '{"card": "B17", "at": ["T1", 0]}'
-        card = self._shape(seat, action, "card", example, ("at",))
-        at = action["at"]
-        if card not in self.held[seat]:
-            raise IllegalAction(seat, action, f"{card!r} is not one of your new cards {sorted(self.held[seat])}")
-        if not isinstance(at, list) or len(at) != 2 or not isinstance(at[0], str) or not is_int(at[1]):
-            raise IllegalAction(seat, action, f'"at" must be [card id, attachment point index], as in {example}')
-        parent, point = at
-        tree = self.trees[seat]
-        if parent not in tree:
-            raise IllegalAction(seat, action, f"{parent!r} is not a card of your tree")
-        if not tree.is_free(parent, point):
-            n = len(tree.children[parent])
-            why = f"has only points 0..{n - 1}" if not 0 <= point < n else f"already holds {tree.children[parent][point]}"
-            if n == 0:
-                why = "has no attachment point"
-            raise IllegalAction(seat, action, f"attachment point {point} of {parent} is not free: {parent} {why}")
-        points, _ = self._placement(seat, card, parent)
-        if points > MAX_PLACEMENT_POINTS:
-            raise IllegalAction(seat, action, f"this placement would score {points} points; above {MAX_PLACEMENT_POINTS} is forbidden")
-
-    def _check_spirit(self, seat: Seat, action: JSON) -> None:
-        element = self._shape(seat, action, "spirit", '{"spirit": "flower", "on": ["B05", 1]}', ("on",))
-        on = action["on"]
-        if element not in self.spirit_elements:
-            raise IllegalAction(seat, action, f"the spirit must be one of the discarded elements {self.spirit_elements}, got {element!r}")
-        if self.spirits.get(element, (-1,))[0] == seat:
-            raise IllegalAction(seat, action, f"the {element} spirit is already on your tree and cannot move")
-        if not isinstance(on, list) or len(on) != 2 or not isinstance(on[0], str) or not is_int(on[1]):
-            raise IllegalAction(seat, action, '"on" must be [card id, element instance index], as in ["B05", 1]')
-        card, index = on
-        if card not in self.trees[seat]:
-            raise IllegalAction(seat, action, f"{card!r} is not a card of your tree")
-        if not 0 <= index < len(self.shown[card]):
-            raise IllegalAction(seat, action, f"{card} has element instances 0..{len(self.shown[card]) - 1}, not {index}")
-        other = self._covered(card, index)
-        if other is not None:
-            raise IllegalAction(seat, action, f"instance {index} of {card} is covered by the {other} spirit; spirits never stack")
 
     def apply(self, actions: Mapping[Seat, JSON]) -> list[Event]:
         if self.step is Step.OVER:
@@ -409,34 +340,7 @@ class KodamaDuoState(KodamaTable, GameState):
                 "spirits": [spirit_at.get((card, i)) for i in range(len(self.faces.tree_cards[card].elements))]}
 
     def view(self, seat: Seat) -> dict[str, JSON]:
-        # An allow-list: public table state, one's own Kodama cards, revealed Season cards. Never the
-        # deck order, the opponent's unscored Kodama cards, or face-down Season cards.
-        faces = self.faces
-        over = self.step is Step.OVER
-        season = min(self.season, len(SEASONS) - 1)
-        return {
-            "seat": seat,
-            "step": self.step.value,
-            "decision": self.step.value if seat in self.to_move() else None,
-            "to_move": list(self.to_move()),
-            "turn": min(self.turn + 1, TURNS_PER_SEASON),
-            "cutter": self.cutter,
-            "sower": self.sower,
-            **self._season_view(season),
-            "scores": list(self.scores),
-            "trees": [self._tree_view(s) for s in range(2)],
-            "spirits": {e: ({"seat": self.spirits[e][0], "on": [self.spirits[e][1], self.spirits[e][2]]} if e in self.spirits else None)
-                        for e in faces.elements},
-            "revealed": [faces.tree_cards[c].to_json() for c in self.revealed],
-            "piles": [[faces.tree_cards[c].to_json() for c in p] for p in self.piles] if self.piles is not None else None,
-            "held": [[faces.tree_cards[c].to_json() for c in sorted(h)] for h in self.held],
-            "spirit_elements": list(self.spirit_elements) if self.step is Step.SPIRIT else [],
-            "discard": [faces.tree_cards[c].to_json() for c in self.discard],
-            "deck": len(self.deck),
-            **self._kodama_view(seat),
-            "placed_this_season": [self.placed[s][season] for s in range(2)] if not over else [0, 0],
-            "max_placement_points": MAX_PLACEMENT_POINTS,
-        }
+        return duo_view(self, seat)
 
     def clone(self) -> "KodamaDuoState":
         other: KodamaDuoState = self._copy_common()
@@ -451,29 +355,7 @@ class KodamaDuoState(KodamaTable, GameState):
         return other
 
     def snapshot(self) -> dict[str, JSON]:
-        return {
-            "trunks": list(self.trunks),
-            "trees": [t.to_json() for t in self.trees],
-            "shown": {c: list(e) for c, e in self.shown.items()},
-            "spirits": {e: list(v) for e, v in self.spirits.items()},
-            "deck": list(self.deck),
-            "revealed": list(self.revealed),
-            "piles": [list(p) for p in self.piles] if self.piles is not None else None,
-            "held": [list(h) for h in self.held],
-            "given": [list(g) for g in self.given],
-            "discard": list(self.discard),
-            **self._kodama_snapshot(),
-            "season": self.season,
-            "turn": self.turn,
-            "step": self.step.value,
-            "cutter": self.cutter,
-            "scores": list(self.scores),
-            "placed": [list(p) for p in self.placed],
-            "unplaced": [list(p) for p in self.unplaced],
-            "placing": list(self.placing),
-            "spirit_seat": self.spirit_seat,
-            "spirit_elements": list(self.spirit_elements),
-        }
+        return duo_snapshot(self)
 
     def resample_hidden(self, seat: Seat, seed: int) -> "KodamaDuoState":
         """Redraw what `seat` has not seen: the deck order, the opponent's unscored Kodama cards (from

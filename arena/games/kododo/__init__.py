@@ -7,7 +7,7 @@ from arena.games.registry import register
 SPEC = register(
     GameSpec(
         name="kododo",
-        version="1.0",
+        version="1.1",
         description="Secret simultaneous card choices; score the exact Kododo count or the colour majority under the limit.",
         min_seats=2,
         max_seats=5,

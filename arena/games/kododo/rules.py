@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from arena.games.kododo.cards import COLOURS, KODODO_VALUE, VALUE, colour_limit, kododo_target
+from arena.jsonvalue import JSON
 
 
 class ScoreMode(enum.Enum):
@@ -31,7 +32,7 @@ class RoundScore:
     def points(self) -> tuple[int, ...]:
         return tuple(sum(VALUE[c] for c in cards) for cards in self.scored)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, JSON]:
         return {
             "mode": self.mode.value,
             "colour": self.colour,

@@ -218,7 +218,7 @@ class KododoState(GameState):
         # hand, the draw pile's order, or the removed cards.
         return {
             "seat": seat,
-            "players": self.n,
+            "player_count": self.n,  # `start.players` is the names list; this is their number
             "hand": list(self.hands[seat]),
             "play": 0 if self.over else self.cards_to_play(),
             "deal": self.deal,

@@ -8,7 +8,7 @@ from arena.games.registry import register
 SPEC = register(
     GameSpec(
         name="kolpa",
-        version="1.0",
+        version="1.1",
         description="Match the discard or build your display; Jokers announce; rounds until someone has `target` points.",
         min_seats=2,
         max_seats=6,
@@ -26,8 +26,9 @@ SPEC = register(
             Option(
                 "max_rounds",
                 int,
-                100,
-                "Safety rule: after this many rounds the game ends even if nobody reached the target.",
+                1000,
+                "Safety rule: if nobody reached the target after this many rounds, the game ends as a draw "
+                "(every seat shares rank 1; no fault). Far beyond any real game.",
                 minimum=1,
             ),
         ),

@@ -34,10 +34,15 @@ open points and wins where the two differ):
 - Scoring: + every display card (covered ones too), - every hand card (Joker 10); added to the totals.
   The game ends after the round in which some total reaches `target` (50); the highest total wins,
   equal totals share a rank (no tie-break, so tie-break tuples are empty).
-- Safety rules (ours, so that every game ends whatever the bots do): a round in which
-  `max_turns_per_round` turns (default 1000, passes included) have been played without ending ends
-  after that turn and is scored as it stands; and after `max_rounds` rounds (default 100) the game ends
-  even if nobody reached the target.
+- Safety rules (ours, so that every game ends whatever the bots do; neither is a fault of anyone): a
+  round in which `max_turns_per_round` turns (default 1000, passes included) have been played without
+  ending ends after that turn and is scored as it stands (rules-notes); and if nobody has reached the
+  target after `max_rounds` rounds (default 1000, far beyond any real game: 400 purely random 6-player
+  games took at most 231 rounds, a median of 31), the game ends as a **draw**: every seat shares rank 1,
+  the points stand as they are (`game_end` with `"reason": "round_limit"`, the outcome `drawn`).
+- Visibility: a display pile shows only its top card (the rulebook: "seule la carte du dessus soit
+  visible"), so views list each pile's top; the covered cards were seen being played (events) and are
+  revealed at the round's end (`round_end`).
 - Legal actions come in a canonical order: hand cards to the display, matching hand cards to the
   discard, matching display tops to the discard, then the Joker (announcing B G Y O V, then 0-5); cards
   in canonical order (colours B G Y O V, numbers up) within each group. The fallback for a failed bot
@@ -50,33 +55,22 @@ from __future__ import annotations
 from bisect import insort
 from typing import Any, Mapping
 
-from arena.errors import GameNotOver, GameOver, IllegalAction
+from arena.errors import GameNotOver, GameOver
 from arena.games.base import Event, GameState, Outcome, Seat
-from arena.games.kolpa.cards import (
-    CARDS,
-    COLOUR_INDEX,
-    COLOUR_OF,
-    COLOURS,
-    HAND_SIZE,
-    JOKER,
-    NUMBER_OF,
-    ORDER,
-    full_deck,
-)
-from arena.games.kolpa.rules import ANNOUNCEMENTS, Announcement, Target, is_announcement, round_points, target_of
-from arena.games.ranking import competition_ranks
+from arena.games.kolpa.cards import COLOUR_INDEX, COLOURS, HAND_SIZE, JOKER, NUMBER_OF, ORDER, full_deck
+from arena.games.kolpa.moves import check_action, legal_actions
+from arena.games.kolpa.rules import Announcement, Target, round_points, target_of
+from arena.games.kolpa.view import kolpa_snapshot, kolpa_view
 from arena.jsonvalue import JSON
 from arena.rng import Rng
 
 _ORDER_KEY = ORDER.__getitem__
-_ACTION_KEYS = frozenset(("play", "from", "to", "announce"))
-_EXAMPLE = '{"play": "B3", "from": "hand", "to": "discard"}'
 
 
 class KolpaState(GameState):
     __slots__ = (
         "n", "target", "max_turns", "max_rounds", "rng", "round", "first", "current", "turn",
-        "hands", "displays", "discard", "announce", "draw", "scores", "history", "over",
+        "hands", "displays", "discard", "announce", "draw", "scores", "history", "over", "drawn",
     )
 
     def __init__(self, players: int, options: Mapping[str, Any], seed: int) -> None:
@@ -97,6 +91,7 @@ class KolpaState(GameState):
         self.scores = [0] * players
         self.history: list[dict[str, JSON]] = []  # one public record per finished round
         self.over = False
+        self.drawn = False  # the game ended by the round cap (a draw), not by the target
         self._new_round()
 
     # --- the flow of the game -------------------------------------------------------------------
@@ -162,7 +157,10 @@ class KolpaState(GameState):
         ]
         if max(self.scores) >= self.target or self.round >= self.max_rounds:
             self.over = True
-            events.append(Event("game_end", {"points": list(self.scores), "ranks": list(self._ranks())}))
+            self.drawn = max(self.scores) < self.target
+            reason = "round_limit" if self.drawn else "target"
+            ranks = list(self.outcome().ranks)
+            events.append(Event("game_end", {"points": list(self.scores), "ranks": ranks, "reason": reason}))
         else:
             events.extend(self._new_round())
         return events
@@ -181,9 +179,6 @@ class KolpaState(GameState):
         colour, number = target
         return [pile[-1] for pile in self.displays[seat] if pile and (pile[-1][0] == colour or NUMBER_OF[pile[-1]] == number)]
 
-    def _ranks(self) -> tuple[int, ...]:
-        return competition_ranks([(p,) for p in self.scores])
-
     # --- the contract ---------------------------------------------------------------------------
 
     @property
@@ -194,101 +189,10 @@ class KolpaState(GameState):
         return () if self.over else (self.current,)
 
     def legal_actions(self, seat: Seat) -> list[JSON]:
-        if self.over or seat != self.current:
-            return []
-        hand = self.hands[seat]
-        target = self.match_target()
-        colour, number = target
-        tops = self.matching_tops(seat, target)
-        out: list[JSON] = []
-        unique = dict.fromkeys(hand)
-        has_joker = JOKER in unique
-        unique.pop(JOKER, None)
-        to_discard = []
-        for card in unique:
-            if card[0] == colour or NUMBER_OF[card] == number:
-                to_discard.append({"play": card, "from": "hand", "to": "discard"})
-            elif not tops:
-                out.append({"play": card, "from": "hand", "to": "display"})
-        out.extend(to_discard)
-        for top in tops:
-            out.append({"play": top, "from": "display", "to": "discard"})
-        if has_joker:
-            out.extend({"play": JOKER, "from": "hand", "to": "discard", "announce": a} for a in ANNOUNCEMENTS)
-        if not out:  # only with an empty hand and no matching display top (see the module docstring)
-            out.append({"pass": True})
-        return out
+        return legal_actions(self, seat)
 
     def check(self, seat: Seat, action: JSON) -> None:
-        if self.over:
-            raise IllegalAction(seat, action, "the game is over")
-        if not isinstance(seat, int) or not 0 <= seat < self.n:
-            raise IllegalAction(seat, action, f"there is no seat {seat} in a {self.n}-player game")
-        if seat != self.current:
-            raise IllegalAction(seat, action, f"seat {seat} is not to move (seat {self.current} is)")
-        if not isinstance(action, dict):
-            raise IllegalAction(seat, action, f"an action is an object such as {_EXAMPLE}")
-        hand = self.hands[seat]
-        target = self.match_target()
-        top = self.discard[-1]
-        if "pass" in action:
-            if len(action) != 1 or action["pass"] is not True:  # 1 == True in Python, not on the wire
-                raise IllegalAction(seat, action, 'a pass is exactly {"pass": true}')
-            if hand:
-                raise IllegalAction(seat, action, "you may pass only with an empty hand (after a skipped draw)")
-            tops = self.matching_tops(seat, target)
-            if tops:
-                raise IllegalAction(seat, action, f"your display's top {tops[0]} matches {target.describe(top)}: you must play it to the discard")
-            return
-        unknown = sorted(set(action) - _ACTION_KEYS)
-        if unknown:
-            raise IllegalAction(seat, action, f"unknown key {unknown[0]!r}: an action has play, from, to (and announce for a Joker)")
-        missing = [key for key in ("play", "from", "to") if key not in action]
-        if missing:
-            raise IllegalAction(seat, action, f"missing {missing[0]!r}: an action looks like {_EXAMPLE}")
-        card, source, dest = action["play"], action["from"], action["to"]
-        if not isinstance(card, str) or card not in CARDS:
-            raise IllegalAction(seat, action, f'{card!r} is not a Kolpa! card (a colour B/G/Y/O/V and a number 0-5 such as "G3", or "J" for a Joker)')
-        if source not in ("hand", "display"):
-            raise IllegalAction(seat, action, f'"from" must be "hand" or "display", got {source!r}')
-        if dest not in ("discard", "display"):
-            raise IllegalAction(seat, action, f'"to" must be "discard" or "display", got {dest!r}')
-        if card == JOKER:
-            if source != "hand":
-                raise IllegalAction(seat, action, "a Joker is never in a display: it can only come from your hand")
-            if dest != "discard":
-                raise IllegalAction(seat, action, "a Joker never goes to a display, only to the discard")
-            if JOKER not in hand:
-                raise IllegalAction(seat, action, f"you have no Joker in your hand {hand}")
-            if "announce" not in action:
-                raise IllegalAction(seat, action, 'a Joker announces a colour (B/G/Y/O/V) or a number (0-5), e.g. "announce": "B"')
-            if not is_announcement(action["announce"]):
-                raise IllegalAction(seat, action, f"{action['announce']!r} is not an announcement: a colour B/G/Y/O/V or a number 0-5")
-            return
-        if "announce" in action:
-            raise IllegalAction(seat, action, "only a Joker announces")
-        matching = COLOUR_OF[card] == target.colour or NUMBER_OF[card] == target.number
-        if source == "display":
-            if dest != "discard":
-                raise IllegalAction(seat, action, "a display card can only go to the discard")
-            pile = self.displays[seat][COLOUR_INDEX[card[0]]]
-            if not pile or pile[-1] != card:
-                shown = [p[-1] for p in self.displays[seat] if p]
-                raise IllegalAction(seat, action, f"{card} is not the top of one of your display piles (your tops: {shown})")
-            if not matching:
-                raise IllegalAction(seat, action, f"{card} does not match {target.describe(top)}")
-            return
-        if card not in hand:
-            raise IllegalAction(seat, action, f"{card} is not in your hand {hand}")
-        if dest == "discard":
-            if not matching:
-                raise IllegalAction(seat, action, f"{card} does not match {target.describe(top)} (neither colour nor number)")
-            return
-        if matching:
-            raise IllegalAction(seat, action, f"{card} matches {target.describe(top)}: a matching card can only go to the discard")
-        tops = self.matching_tops(seat, target)
-        if tops:
-            raise IllegalAction(seat, action, f"your display's top {tops[0]} matches {target.describe(top)}: you must play to the discard")
+        check_action(self, seat, action)
 
     def apply(self, actions: Mapping[Seat, JSON]) -> list[Event]:
         if self.over:
@@ -335,37 +239,15 @@ class KolpaState(GameState):
         return self.legal_actions(seat)[0]
 
     def view(self, seat: Seat) -> dict[str, JSON]:
-        # Built from an allow-list of public facts and this seat's own hand: never another hand, the
-        # draw pile's order, or the covered discard cards (a pile shows only its top).
-        target = self.match_target()
-        return {
-            "seat": seat,
-            "players": self.n,
-            "round": self.round,
-            "first": self.first,
-            "to_move": None if self.over else self.current,
-            "turn": self.turn,
-            "max_turns_per_round": self.max_turns,
-            "target": self.target,
-            "hand": list(self.hands[seat]),
-            "discard": self.discard[-1],
-            "announce": self.announce,
-            "match": {"colour": target.colour, "number": target.number},
-            "discard_size": len(self.discard),
-            "draw_pile": len(self.draw),
-            "displays": [
-                {colour: pile[::-1] for colour, pile in zip(COLOURS, self.displays[s])} for s in range(self.n)
-            ],
-            "hand_sizes": [len(h) for h in self.hands],
-            "scores": list(self.scores),
-            "history": [{**record, "points": list(record["points"])} for record in self.history],
-            "over": self.over,
-        }
+        return kolpa_view(self, seat)
 
     def outcome(self) -> Outcome:
         if not self.over:
             raise GameNotOver("the Kolpa! game is not over yet")
-        return Outcome(tuple(self.scores), tuple(() for _ in range(self.n)), self._ranks())
+        tiebreaks = [() for _ in range(self.n)]
+        if self.drawn:
+            return Outcome.draw(self.scores, tiebreaks)
+        return Outcome.ranked(self.scores, tiebreaks)
 
     def clone(self) -> "KolpaState":
         other = object.__new__(KolpaState)
@@ -381,25 +263,7 @@ class KolpaState(GameState):
         return other
 
     def snapshot(self) -> dict[str, JSON]:
-        return {
-            "players": self.n,
-            "target": self.target,
-            "max_turns_per_round": self.max_turns,
-            "max_rounds": self.max_rounds,
-            "rng": self.rng.state,
-            "round": self.round,
-            "first": self.first,
-            "current": self.current,
-            "turn": self.turn,
-            "hands": [list(h) for h in self.hands],
-            "displays": [[list(p) for p in d] for d in self.displays],
-            "discard": list(self.discard),
-            "announce": self.announce,
-            "draw": list(self.draw),
-            "scores": list(self.scores),
-            "history": [dict(r) for r in self.history],
-            "over": self.over,
-        }
+        return kolpa_snapshot(self)
 
     def resample_hidden(self, seat: Seat, seed: int) -> "KolpaState":
         """Other hands and the draw pile are redrawn from their union, sizes kept.

@@ -261,11 +261,33 @@ def test_below_the_target_a_new_round_starts():
     assert not state.is_over() and "game_end" not in kinds(events) and state.round == 2
 
 
-def test_the_round_limit_ends_the_game():
+def test_the_round_limit_ends_the_game_as_a_draw_charged_to_nobody():
     state = SPEC.new_game(2, {"max_rounds": 2, "target": 10_000, "max_turns_per_round": 5}, 3)
+    events = []
     while not state.is_over():
-        state.apply({state.current: state.fallback(state.current)})
+        events = state.apply({state.current: state.fallback(state.current)})
     assert state.round == 2 and len(state.history) == 2
+    outcome = state.outcome()
+    assert state.scores[0] != state.scores[1]  # the points differ, yet nobody won
+    assert outcome.drawn and outcome.ranks == (1, 1) and outcome.points == tuple(state.scores)
+    assert outcome.to_json()["drawn"] is True
+    end = events[-1]
+    assert end.kind == "game_end" and end.data["reason"] == "round_limit" and end.data["ranks"] == [1, 1]
+
+
+def test_the_game_plays_on_to_the_target_and_the_round_cap_is_far_out_of_reach():
+    assert {o.name: o.default for o in SPEC.options} == {"target": 50, "max_turns_per_round": 1000, "max_rounds": 1000}
+    for seed in range(20):
+        state = SPEC.new_game(6, None, seed)
+        rng = Rng(seed)
+        events = []
+        while not state.is_over():
+            legal = state.legal_actions(state.current)
+            events = state.apply({state.current: legal[rng.below(len(legal))]})
+        outcome = state.outcome()
+        assert max(state.scores) >= 50 and not outcome.drawn and state.round < 1000
+        assert events[-1].data["reason"] == "target" and "drawn" not in outcome.to_json()
+        assert list(outcome.ranks) == [1 + sum(o > p for o in state.scores) for p in state.scores]
 
 
 # --- refusals and wire formats -----------------------------------------------------------------------
@@ -338,7 +360,8 @@ def test_the_view_shows_public_facts_and_only_the_seats_own_hand():
     )
     view = state.view(0)
     assert view["hand"] == ["B5", "V4"] and view["hand_sizes"] == [2, 3, 1]
-    assert view["displays"][1] == {"B": ["B0"], "G": [], "Y": ["Y3", "Y1"], "O": [], "V": []}  # top first
+    assert view["displays"][1] == {"B": "B0", "G": None, "Y": "Y3", "O": None, "V": None}  # the tops only
+    assert view["player_count"] == 3 and "players" not in view  # `players` is the names list of `start`
     assert view["discard"] == "B2" and view["announce"] is None and view["discard_size"] == 2
     assert view["match"] == {"colour": "B", "number": 2}
     assert view["draw_pile"] == 2 and view["scores"] == [3, -4, 0] and view["to_move"] == 0
@@ -346,6 +369,7 @@ def test_the_view_shows_public_facts_and_only_the_seats_own_hand():
     text = repr(view)
     assert "O0" not in text and "J" not in text.replace("'J'", "") and "G0" not in text and "V5" not in text
     assert "G1" not in text  # a covered discard card is not shown
+    assert "Y1" not in text  # nor a covered display card: only a pile's top is visible
 
 
 def test_resampling_keeps_the_view_and_redraws_other_hands_and_the_draw_pile():

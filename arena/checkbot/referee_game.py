@@ -1,0 +1,45 @@
+"""One game under arena's own referee, through its public entry points (as `arena play` runs one).
+
+The probe session sees more, but the referee is what a tournament runs: this game shows that what
+passed the probes also passes there. The bot holds every seat (one process each), at the game's
+smallest player count, so nothing but the bot itself can fault.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from arena.checkbot.session import launch_argv
+from arena.errors import ArenaError
+from arena.games.base import GameSpec
+from arena.referee import BotProcess, BotSpec, TimeControl, play_game
+from arena.textsafe import clean
+
+
+@dataclass
+class RefereeRun:
+    seats: int
+    decisions: int = 0
+    faults: list[str] = field(default_factory=list)  # during the game and at close
+    problem: str | None = None  # the game could not be played
+
+
+def referee_game(spec: GameSpec, command: tuple[str, ...], *, seed: int, decision_ms: int, startup_ms: int,
+                 cwd: str | None = None, sandbox: bool = False) -> RefereeRun:
+    control = TimeControl(decision_ms=decision_ms, startup_ms=startup_ms)
+    run = RefereeRun(spec.min_seats)
+    argv = launch_argv(command, sandbox)
+    bots: list[BotProcess] = []
+    try:
+        for seat in range(spec.min_seats):
+            bots.append(BotProcess.start(BotSpec(f"seat{seat}", argv, cwd=cwd), control))
+        result = play_game(spec, bots, seed=seed, time_control=control)
+        run.decisions = result.decisions
+        run.faults += [f"seat {f.seat} {f.kind.value} (step {f.step}): {clean(f.detail, 300)}" for f in result.faults]
+    except ArenaError as exc:
+        run.problem = clean(str(exc), 500)
+    finally:
+        for bot in bots:
+            bot.close()
+            run.faults += [f"{f.kind.value} at close: {clean(f.detail, 300)}" for f in bot.close_faults]
+    return run

@@ -1,0 +1,53 @@
+"""`arena check-bot`: a conformance run against one bot; exit status 1 when a check fails."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from arena.checkbot import CheckOptions, evaluate, run_check
+from arena.checkbot.report import failed, render_json, render_text
+from arena.cli import main
+from arena.cli.play import parse_command
+from arena.errors import BotError
+
+
+@main.command("check-bot", context_settings={"ignore_unknown_options": True})
+@click.argument("game")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.option("--bot", "bot", metavar="CMD", default=None, help="The command that runs the bot (or give it after --).")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help="Games on the main process (default: every configuration twice, once with --quick).")
+@click.option("--quick", is_flag=True, help="A short run: every configuration once.")
+@click.option("--decision-ms", type=click.IntRange(min=1), default=1000, show_default=True, help="Time limit per decision.")
+@click.option("--startup-ms", type=click.IntRange(min=1), default=10_000, show_default=True, help="Start-up allowance.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals and of the other seats' play.")
+@click.option("--sandbox", is_flag=True, help="Run the bot in arena's sandbox.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (for CI).")
+@click.option("--verbose", "-v", is_flag=True, help="Show the evidence of passing checks too.")
+def check_bot_command(game: str, command: tuple[str, ...], bot: str | None, games: int | None, quick: bool,
+                      decision_ms: int, startup_ms: int, seed: int, sandbox: bool, as_json: bool, verbose: bool) -> None:
+    """Check that a bot follows the protocol for GAME: arena check-bot GAME -- CMD [ARGS...]
+
+    Handshake and its time, several games on one process at every player count and option, every
+    decision and event kind, unknown messages, shutdown, stdout noise, latency and memory growth.
+    Exit status 0 when no check fails, 1 otherwise.
+    """
+    if bot is not None and command:
+        raise BotError("give the bot's command once: either --bot CMD or after --, not both")
+    argv = parse_command(bot, 0) if bot is not None else tuple(command)
+    if not argv:
+        raise BotError("no bot command: arena check-bot GAME -- python3 mybot.py  (or --bot 'python3 mybot.py')")
+    # Progress on a terminal only: a log or a CI job gets the report alone.
+    progress = (lambda text: click.echo(f"  .. {text}", err=True)) if sys.stderr.isatty() and not as_json else None
+    options = CheckOptions(game=game, command=argv, games=games, quick=quick, decision_ms=decision_ms,
+                           startup_ms=startup_ms, seed=seed, sandbox=sandbox)
+    evidence = run_check(options, progress)
+    results = evaluate(evidence)
+    if as_json:
+        click.echo(render_json(evidence, results))
+    else:
+        for line in render_text(evidence, results, verbose):
+            click.echo(line)
+    sys.exit(1 if failed(results) else 0)

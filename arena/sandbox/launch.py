@@ -1,0 +1,103 @@
+"""One sandboxed start of a bot: the command to spawn, and after it ends, which limit (if any) ended it.
+
+The referee's process start calls `Launch.prepare` and spawns `argv` with `env` and `preexec`
+(instead of the bot's own command); `finish` kills whatever is left and removes the bot's cgroups.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from arena.errors import BotStartError
+from arena.sandbox import bwrap
+from arena.sandbox.limits import BotLimits
+from arena.sandbox.policy import SCRATCH_PATH, SandboxPolicy
+from arena.sandbox.probe import probe
+
+# Words a runtime prints when an rlimit refused it something (no cgroup to count it for us).
+_STDERR_HINTS = (
+    ("memory", ("MemoryError", "Cannot allocate memory", "out of memory", "bad_alloc", "OutOfMemoryError")),
+    ("disk", ("No space left on device", "File too large")),
+    ("processes", ("Resource temporarily unavailable", "can't start new thread", "fork: retry")),
+)
+
+
+@dataclass
+class Launch:
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: str | None
+    limits: BotLimits
+
+    @classmethod
+    def prepare(cls, name: str, command: Sequence[str], cwd: str | None, env: Mapping[str, str], policy: SandboxPolicy,
+                cpu_seconds: int | None, memory_mb: int | None) -> "Launch":
+        support = probe()
+        if support.bwrap is None:
+            raise BotStartError(f"bot {name!r}: the sandbox is asked for but cannot run here: {support.reason} "
+                                "(or run trusted bots with the sandbox off: --no-sandbox / sandbox: false)")
+        program = command[0] if command else ""
+        path_env = env.get("PATH") or os.environ.get("PATH") or bwrap.DEFAULT_PATH
+        if not (os.path.isfile(os.path.join(cwd or ".", program)) if "/" in program else shutil.which(program, path=path_env)):
+            raise BotStartError(f"bot {name!r}: cannot start {' '.join(command)!r}: {program!r} not found "
+                                "(check the path, or give the interpreter, e.g. 'python3 bot.py')")
+        limits = BotLimits.make(policy, cpu_seconds, memory_mb, support.cgroups, support.root)
+        try:
+            cmd = bwrap.build(support.bwrap, tuple(command), cwd, env, policy, limits.inner_prefix())
+        except BaseException:
+            limits.cleanup()
+            raise
+        return cls(cmd.argv, cmd.env, None, limits)
+
+    @property
+    def preexec(self) -> Callable[[], None]:
+        return self.limits.preexec()
+
+    @staticmethod
+    def signal_of(returncode: int | None) -> int | None:
+        """The signal that ended the bot: bwrap exits with 128 + N when its child died of signal N."""
+        if returncode is None:
+            return None
+        if returncode < 0:
+            return -returncode
+        return returncode - 128 if 128 < returncode < 128 + 65 else None
+
+    def describe_exit(self, returncode: int | None) -> str:
+        sig = self.signal_of(returncode)
+        if returncode is None or sig is None:
+            return "still running" if returncode is None else f"exited with status {returncode}"
+        try:
+            return f"killed by signal {signal.Signals(sig).name}"
+        except ValueError:
+            return f"killed by signal {sig}"
+
+    def limit_hit(self, returncode: int | None, stderr_tail: Sequence[str]) -> str | None:
+        """Which sandbox limit ended (or hobbled) the bot, in words for a fault detail; None if none did."""
+        policy = self.limits.policy
+        words = {
+            "memory": f"memory: over its limit of {self.limits.memory_mb} MB",
+            "processes": f"processes: over its limit of {policy.processes} processes",
+            "disk": f"disk: over its file-size limit of {policy.file_size_mb} MB or its {policy.scratch_mb} MB scratch {SCRATCH_PATH}",
+            "cpu": f"cpu: over its CPU-time limit of {self.limits.cpu_seconds} s",
+        }
+        sig = self.signal_of(returncode)
+        if sig == signal.SIGXCPU:  # a SIGKILL alone cannot be told from the referee's own kill
+            return words["cpu"]
+        if sig == signal.SIGXFSZ:
+            return words["disk"]
+        events = self.limits.events()
+        if events:
+            return words[events[0]]
+        text = "\n".join(stderr_tail)
+        for kind, hints in _STDERR_HINTS:
+            if any(h in text for h in hints):
+                return words[kind]
+        return None
+
+    def finish(self) -> None:
+        self.limits.kill_all()
+        self.limits.cleanup()

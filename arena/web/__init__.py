@@ -1,0 +1,1 @@
+"""Pages to look at: the static tournament report and the replay viewer (HTML, offline, file://)."""

@@ -1,0 +1,172 @@
+"""What the viewer shows at each step, per perspective, rebuilt by re-simulating the game.
+
+The game is replayed from the record's seed and played actions with the engine, and at every step each
+shown seat's frame is `state.view(seat)`: exactly what the game lets that seat know, built by the
+game's own allow-list. A page for seat k is built from seat k's views only, so other seats' hidden
+cards are not hidden by the page: they are never in it. The organiser's page holds every seat's view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from arena.errors import ArenaError, IllegalAction, ReplayError
+from arena.games.base import GameState
+from arena.games.registry import get_game
+from arena.jsonvalue import JSON, dumps, loads
+from arena.referee.faults import Fault
+from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
+from arena.web.replay_source import GameRecord
+
+VIEWER_DATA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Perspective:
+    """None: the organiser (every seat's view); k: seat k alone."""
+
+    seat: int | None
+
+    def shows(self, seat: int) -> bool:
+        return self.seat is None or self.seat == seat
+
+    @property
+    def label(self) -> str:
+        return "organiser" if self.seat is None else f"seat {self.seat}"
+
+
+def round_label(game: str, view: dict[str, JSON]) -> str:
+    """Where in the game a frame is, as the game's players would say it."""
+    if game == "kododo":
+        return f"deal {view.get('deal')} round {view.get('round_in_deal')}"
+    if game == "kolpa":
+        return f"round {view.get('round')}"
+    if game.startswith("kodama"):
+        return f"{view.get('season_name')} turn {view.get('turn')}"
+    return f"round {view.get('round', '?')}"
+
+
+def _fault_json(fault: Fault, perspective: Perspective) -> dict[str, JSON]:
+    """Another seat's fault shows its kind only: its detail and stderr could hold that bot's hand."""
+    out: dict[str, JSON] = {"seat": fault.seat, "kind": fault.kind.value, "step": fault.step}
+    if perspective.shows(fault.seat):
+        out["detail"] = clean(fault.detail)
+        out["stderr_tail"] = [clean(line, LINE_CHARS) for line in fault.stderr_tail[-20:]]
+    return out
+
+
+def _new_state(record: GameRecord) -> GameState:
+    try:
+        spec = get_game(record.game)
+        if spec.version != record.game_version:
+            raise ReplayError(
+                f"the replay was recorded with {spec.name} version {record.game_version}, this arena has "
+                f"version {spec.version}: the game cannot be re-simulated"
+            )
+        return spec.new_game(len(record.players), spec.resolve_options(record.options), record.seed)
+    except ReplayError:
+        raise
+    except ArenaError as exc:
+        raise ReplayError(f"the replay's header cannot start the game: {exc}") from None
+
+
+def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]:
+    """Everything the viewer page embeds: frames 0..N (N = steps) and what happened between them."""
+    n = len(record.players)
+    if perspective.seat is not None and not 0 <= perspective.seat < n:
+        raise ReplayError(f"seat {perspective.seat} does not exist: this game has seats 0 to {n - 1}")
+    shown = [s for s in range(n) if perspective.shows(s)]
+    state = _new_state(record)
+    views: dict[str, list[JSON]] = {str(s): [_frozen(state.view(s))] for s in shown}
+    labels = [round_label(record.game, state.view(shown[0]))]
+    steps: list[JSON] = []
+    for step in record.steps:
+        deciding = list(state.to_move())
+        actions = {d.seat: d.played for d in step.decisions}
+        try:
+            state.apply(actions)
+        except IllegalAction as exc:
+            raise ReplayError(f"step {step.index}: the game refuses the recorded actions ({exc}); `arena verify` checks a replay") from None
+        for s in shown:
+            views[str(s)].append(_frozen(state.view(s)))
+        labels.append(round_label(record.game, state.view(shown[0])))
+        steps.append(
+            {
+                "deciding": deciding,
+                "decisions": [_decision_json(d.seat, d.played, d.source, d.elapsed_ms, perspective) for d in step.decisions],
+                "events": [e for e in step.events if _visible(e, perspective)],
+            }
+        )
+    if state.to_move():
+        raise ReplayError(f"the replay ends after step {len(record.steps)} but the game is not over")
+    return {
+        "version": VIEWER_DATA_VERSION,
+        "game": record.game,
+        "game_id": clean(record.game_id, NAME_CHARS),
+        "seed": record.seed,
+        "players": [clean(p, NAME_CHARS) for p in record.players],
+        "time_control": record.time_control,
+        "perspective": perspective.seat,
+        "shown": shown,
+        "views": {seat: delta_encode(frames) for seat, frames in views.items()},
+        "rounds": labels,
+        "steps": steps,
+        "faults": [_fault_json(f, perspective) for f in record.faults],
+        "result": {"points": list(record.points), "ranks": list(record.ranks), "game_ranks": list(record.game_ranks)},
+    }
+
+
+REMOVED = "$removed"
+
+
+def delta_encode(frames: list[JSON]) -> list[JSON]:
+    """The first view whole, then for each later view only its top-level keys that changed (and the
+    names of keys that went away under "$removed"): views change a little per step, pages stay small."""
+    out: list[JSON] = []
+    before: dict[str, JSON] | None = None
+    for frame in frames:
+        if before is None or not isinstance(frame, dict):
+            out.append(frame)
+        else:
+            delta: dict[str, JSON] = {k: v for k, v in frame.items() if k not in before or before[k] != v}
+            gone = [k for k in before if k not in frame]
+            if gone:
+                delta[REMOVED] = gone
+            out.append(delta)
+        before = frame if isinstance(frame, dict) else None
+    return out
+
+
+def delta_decode(deltas: list[JSON]) -> list[JSON]:
+    """The views back from `delta_encode` (what the page's script does)."""
+    out: list[JSON] = []
+    for delta in deltas:
+        if not out or not isinstance(delta, dict) or not isinstance(out[-1], dict):
+            out.append(delta)
+            continue
+        frame = {**out[-1], **{k: v for k, v in delta.items() if k != REMOVED}}
+        gone = delta.get(REMOVED)
+        for k in gone if isinstance(gone, list) else []:
+            frame.pop(str(k), None)
+        out.append(frame)
+    return out
+
+
+def _frozen(view: dict[str, JSON]) -> JSON:
+    """A deep copy: a view may share lists with the state (Kododo's history), which later steps change."""
+    return loads(dumps(view))
+
+
+def _visible(event: dict[str, JSON], perspective: Perspective) -> bool:
+    """A private event carries its seat as an integer "to"; a string "to" is the event's own data
+    (Kolpa's `"to": "discard"`), so the event is public."""
+    to = event.get("to")
+    return not isinstance(to, int) or isinstance(to, bool) or perspective.shows(to)
+
+
+def _decision_json(seat: int, played: JSON, source: str, elapsed: float | None, perspective: Perspective) -> dict[str, JSON]:
+    """Another seat's action is left out: what it revealed to everyone is in the step's public events."""
+    out: dict[str, JSON] = {"seat": seat, "source": source, "elapsed_ms": elapsed}
+    if perspective.shows(seat):
+        out["played"] = played
+    return out
+

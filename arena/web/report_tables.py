@@ -1,0 +1,137 @@
+"""The report's tables as HTML: every text escaped here, every bot-controlled text cleaned first."""
+
+from __future__ import annotations
+
+import html
+from typing import Sequence
+
+from arena.jsonvalue import JSON
+from arena.textsafe import LINE_CHARS, clean
+from arena.tournament import report as text_report
+from arena.tournament.ratings import Standing
+from arena.web.report_data import BySeat, HeadToHead
+
+# Optional fields a Standing may carry (uncertainty from a stop rule, for example) get a column each,
+# after the standard ones, with these headers when known and the field name otherwise.
+OPTIONAL_HEADERS = {"ci_low": "CI low", "ci_high": "CI high", "p_best": "P(best)", "rank_range": "rank range"}
+
+
+def _cell(value: JSON, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    if isinstance(value, list):
+        return "–".join(_cell(v, digits) for v in value)
+    return html.escape(str(value))
+
+
+def standings_table(standings: Sequence[Standing]) -> str:
+    rows = [s.to_json() for s in standings]
+    extra: list[str] = []
+    for r in rows:
+        extra += [k for k in r if k not in text_report.COLUMNS and k not in extra]
+    columns = list(text_report.COLUMNS) + extra
+    headers = list(text_report.HEADERS) + [OPTIONAL_HEADERS.get(k, k) for k in extra]
+    out = ['<table id="standings-table" class="grid"><thead><tr>']
+    out += [f'<th{" class=name" if c == "name" else ""}>{html.escape(h)}</th>' for c, h in zip(columns, headers)]
+    out.append("</tr></thead><tbody>")
+    for r in rows:
+        out.append("<tr>")
+        for c in columns:
+            v = r.get(c)
+            if c == "name":
+                out.append(f'<td class="name">{html.escape(clean(str(v), 64))}</td>')
+            elif c == "wins" and isinstance(v, float) and v == int(v):
+                out.append(f"<td>{int(v)}</td>")
+            else:
+                out.append(f'<td data-col="{c}">{_cell(v)}</td>')
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def head_to_head_table(h2h: HeadToHead, names: list[str]) -> str:
+    out = ['<table id="h2h-table" class="grid"><thead><tr><th class="name">ahead of →</th>']
+    out += [f"<th>{html.escape(n)}</th>" for n in names]
+    out.append("</tr></thead><tbody>")
+    for i, row in enumerate(names):
+        out.append(f'<tr><th class="name">{html.escape(row)}</th>')
+        for j in range(len(names)):
+            met = h2h.met[i][j]
+            if i == j or met == 0:
+                out.append('<td class="none">-</td>')
+                continue
+            a = h2h.ahead[i][j]
+            share = a / met
+            hue = 120 if share > 0.5 else 0 if share < 0.5 else 60
+            alpha = abs(share - 0.5) * 1.2
+            out.append(
+                f'<td data-ahead="{a}" data-met="{met}" style="background:hsla({hue},60%,50%,{alpha:.2f})" '
+                f'title="{html.escape(row)} ahead of {html.escape(names[j])} in {a} of {met} games">{a}/{met}</td>'
+            )
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _pct(value: JSON) -> str:
+    return "-" if not isinstance(value, (int, float)) else f"{100 * value:.1f}%"
+
+
+def by_seat_table(seats: BySeat, names: list[str]) -> str:
+    n = len(seats.overall)
+    tables = sorted(seats.players)
+    expected = " or ".join(f"{100 / p:.1f}%" for p in tables) or "-"
+    out = [f'<p class="note">A seat with no advantage wins 1/players of its games ({expected}); wins shared by k seats count 1/k.</p>']
+    out.append('<table id="seat-table" class="grid"><thead><tr><th class="name"></th>')
+    out += [f"<th>seat {s}</th>" for s in range(n)]
+    out.append("</tr></thead><tbody>")
+
+    def row(label: str, lines: list[JSON], cls: str) -> None:
+        out.append(f'<tr class="{cls}"><th class="name">{html.escape(label)}</th>')
+        for s in range(n):
+            d = lines[s] if s < len(lines) else None
+            if not isinstance(d, dict) or not d.get("games"):
+                out.append("<td>-</td>")
+                continue
+            out.append(
+                f'<td data-seat="{s}" data-games="{d["games"]}" data-wins="{d["wins"]}">{_pct(d["win_rate"])} wins'
+                f'<br><span class="ms">{d["games"]} games · avg rank {_cell(d["avg_rank"])} · avg pts {_cell(d["avg_points"])}</span></td>'
+            )
+        out.append("</tr>")
+
+    data = seats.to_json()
+    overall = data["overall"]
+    per = data["per_entrant"]
+    row("all entrants", overall if isinstance(overall, list) else [], "overall")
+    for e, name in enumerate(names):
+        lines = per[e] if isinstance(per, list) and isinstance(per[e], list) else []
+        row(name, lines, "entrant")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def faults_section(faults: list[dict[str, JSON]], bot_faults: list[tuple[str, str, str]]) -> str:
+    if not faults and not bot_faults:
+        return '<p id="no-faults">No faults: every bot answered every request in time, legally.</p>'
+    out: list[str] = []
+    if faults:
+        out.append(f'<p>{len(faults)} fault(s) in games (the game went on with the fallback action).</p><div id="fault-list">')
+        for f in faults[:1000]:
+            tail = f.get("stderr_tail")
+            lines = [clean(x, LINE_CHARS) for x in tail[-20:]] if isinstance(tail, list) else []
+            out.append(
+                f'<div class="fault"><b>{html.escape(clean(f.get("kind"), 40))}</b> · {html.escape(clean(f.get("entrant"), 64))} '
+                f'(seat {_cell(f.get("seat"))}) · game {_cell(f.get("game"))} step {_cell(f.get("step"))}'
+                f'<div class="detail">{html.escape(clean(f.get("detail")))}</div>'
+                + (f'<pre class="stderr">{html.escape(chr(10).join(lines))}</pre>' if lines else "")
+                + "</div>"
+            )
+        if len(faults) > 1000:
+            out.append(f"<p>… and {len(faults) - 1000} more (the game list's fault filter finds their games).</p>")
+        out.append("</div>")
+    if bot_faults:
+        out.append(f"<p>{len(bot_faults)} fault(s) found when bot processes were closed: they belong to no game and change no rating.</p>")
+        out += [f'<div class="fault"><b>{html.escape(k)}</b> · {html.escape(e)}<div class="detail">{html.escape(d)}</div></div>' for e, k, d in bot_faults]
+    return "".join(out)

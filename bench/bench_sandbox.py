@@ -1,0 +1,96 @@
+"""The sandbox's cost: a bot's start-up (spawn + handshake) and a tournament's throughput, with and
+without bubblewrap, measured in the same run (interleaved, so both see the same machine load).
+
+Goals (issue 12): start-up overhead under 10 ms per bot; sandboxed Kododo 4p tournament with C bots
+at least 0.95 of the unsandboxed decisions/s (bots are kept alive across games).
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from arena.referee.bot import BotProcess, BotSpec
+from arena.sandbox.policy import SandboxPolicy
+from arena.tournament import config as tconfig
+from arena.tournament.runner import run as run_tournament
+from bench.bench_referee import ensure_c_bot
+from bench.stats import Figure
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def startup_ms(command: tuple[str, ...], sandboxed: bool) -> float:
+    """Milliseconds from spawn to a completed handshake (the close is not counted)."""
+    started = time.perf_counter()
+    bot = BotProcess.start(BotSpec("bench", command, sandbox=SandboxPolicy(enabled=sandboxed)))
+    elapsed = (time.perf_counter() - started) * 1000
+    bot.close()
+    return elapsed
+
+
+def tournament(folder: Path, command: str, sandboxed: bool, rounds: int, concurrency: int) -> float:
+    """Decisions/s of one fresh Kododo 4p round robin of four instant C bots."""
+    data = {
+        "name": "bench-sandbox",
+        "game": "kododo",
+        "players": 4,
+        "entrants": [{"name": f"bot{i}", "command": [command, str(i + 1)]} for i in range(4)],
+        "schedule": {"format": "round-robin", "rotations": "cyclic", "rounds": rounds},
+        "seed": 7,
+        "sandbox": sandboxed,
+        "output": {"store": str(folder / f"bench-{sandboxed}.sqlite")},
+    }
+    config = tconfig.parse(data, ROOT / "configs" / "bench.yaml")
+    summary = run_tournament(config, concurrency=concurrency, fresh=True, quiet=True)
+    assert summary.played == summary.total
+    return summary.decisions_per_second
+
+
+def run(repeats: int = 5, starts: int = 20, rounds: int = 50) -> list[Figure]:
+    c_bot = ensure_c_bot()
+    command = (c_bot, "1")
+    plain: list[float] = []
+    boxed: list[float] = []
+    for _ in range(starts):  # interleaved: both see the same load
+        plain.append(startup_ms(command, False))
+        boxed.append(startup_ms(command, True))
+    overhead = [b - p for b, p in zip(sorted(boxed), sorted(plain))]
+    figures = [
+        Figure("sandbox: C bot start-up (spawn + handshake), unsandboxed", "ms", tuple(plain)),
+        Figure("sandbox: C bot start-up (spawn + handshake), sandboxed", "ms", tuple(boxed)),
+        Figure("sandbox: start-up overhead per bot (sandboxed - unsandboxed, by rank)", "ms", tuple(overhead)),
+    ]
+    for concurrency in (1, 2):
+        off: list[float] = []
+        on: list[float] = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for _ in range(repeats):
+                off.append(tournament(Path(tmp), c_bot, False, rounds, concurrency))
+                on.append(tournament(Path(tmp), c_bot, True, rounds, concurrency))
+        name = f"sandbox: Kododo 4p tournament, C bots, concurrency {concurrency}"
+        figures.append(Figure(f"{name}, unsandboxed", "decisions/s", tuple(off)))
+        figures.append(Figure(f"{name}, sandboxed", "decisions/s", tuple(on)))
+        figures.append(Figure(f"{name}, sandboxed / unsandboxed (per repeat)", "ratio", tuple(b / a for a, b in zip(off, on))))
+    return figures
+
+
+def targets(figures: list[Figure]) -> list[str]:
+    def median(name: str) -> float:
+        return statistics.median(next(f for f in figures if f.name == name).values)
+
+    overhead = median("sandbox: start-up overhead per bot (sandboxed - unsandboxed, by rank)")
+    ratio = median("sandbox: Kododo 4p tournament, C bots, concurrency 1, sandboxed / unsandboxed (per repeat)")
+    return [
+        f"| sandbox start-up overhead per bot (ms) | {overhead:.2f} | < 10 | {'met' if overhead < 10 else 'MISSED'} |",
+        f"| sandboxed / unsandboxed Kododo 4p C tournament decisions/s | {ratio:.3f} | >= 0.95 | {'met' if ratio >= 0.95 else 'MISSED'} |",
+    ]
+
+
+if __name__ == "__main__":
+    found = run()
+    for figure in found:
+        print(figure.row())
+    print("\n".join(targets(found)))

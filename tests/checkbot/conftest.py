@@ -1,0 +1,26 @@
+"""Shared helpers of check-bot's tests: the broken bot's command and a quick run in-process."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from arena.checkbot import CheckOptions, CheckResult, evaluate, run_check
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKEN = Path(__file__).resolve().parent / "bots" / "broken_bot.py"
+
+
+def broken(mode: str) -> tuple[str, ...]:
+    return (sys.executable, str(BROKEN), mode)
+
+
+# The machine running the tests may be loaded (2 cores, many jobs): unless a test is about time, a
+# generous decision limit keeps a slow moment from passing for a bot's fault.
+RELAXED_MS = 5000
+
+
+def quick_check(game: str, command: tuple[str, ...], **kw: object) -> dict[str, CheckResult]:
+    kw.setdefault("decision_ms", RELAXED_MS)
+    options = CheckOptions(game=game, command=command, quick=True, cwd=str(ROOT), **kw)  # type: ignore[arg-type]
+    return {r.name: r for r in evaluate(run_check(options))}

@@ -1,0 +1,87 @@
+"""The sample bots of every language play every game sandboxed, with the same results as unsandboxed.
+
+Same seeds, deterministic bots: the sandbox must change nothing but what the bots can reach.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.referee import play_game
+from arena.sandbox.policy import SandboxPolicy
+
+from .conftest import ROOT
+
+PY = ROOT / "sample_bots" / "python"
+TC = TimeControl(decision_ms=5000, shutdown_ms=1000)
+
+
+def commands(c_bot: str) -> dict[str, tuple[str, ...]]:
+    return {
+        "c": (c_bot, "3"),
+        "python": (sys.executable, str(PY / "random_bot.py"), "4"),
+        "js": ("node", str(ROOT / "sample_bots" / "js" / "random_bot.js"), "5"),
+        "perl": ("perl", str(ROOT / "sample_bots" / "perl" / "kolpa_greedy.pl"), "6"),
+        "kododo-heuristic": (sys.executable, str(PY / "kododo_heuristic.py")),
+        "kolpa-heuristic": (sys.executable, str(PY / "kolpa_heuristic.py")),
+        "duo-heuristic": (sys.executable, str(PY / "kodama_duo_heuristic.py")),
+    }
+
+
+TABLES = [
+    ("kododo", ("c", "python", "js", "kododo-heuristic")),
+    ("kolpa", ("c", "python", "js", "perl", "kolpa-heuristic")),
+    ("kodama-duo", ("c", "js")),
+    ("kodama-duo", ("python", "duo-heuristic")),
+    ("kodama-draft", ("c", "python", "js")),
+]
+
+
+def play(game: str, seats: tuple[str, ...], c_bot: str, sandboxed: bool, seed: int) -> tuple[object, ...]:
+    cmds = commands(c_bot)
+    policy = SandboxPolicy(enabled=sandboxed)
+    bots: list[BotProcess] = []
+    try:
+        for name in seats:
+            bots.append(BotProcess.start(BotSpec(name, cmds[name], sandbox=policy), TC))
+        assert all((bot.launch is not None) == sandboxed for bot in bots)
+        result = play_game(game, bots, seed=seed, time_control=TC, game_id=f"g{seed}")
+    finally:
+        for bot in bots:
+            bot.close()
+    assert result.faults == (), result.faults
+    return (result.ranks, result.points, result.tiebreaks, result.decisions)
+
+
+@pytest.mark.parametrize("game,seats", TABLES, ids=[f"{g}-{'-'.join(s)}" for g, s in TABLES])
+def test_every_language_plays_sandboxed_with_the_same_results(game, seats, c_bot):
+    for seed in (11, 12):
+        assert play(game, seats, c_bot, True, seed) == play(game, seats, c_bot, False, seed)
+
+
+def test_a_tournament_has_identical_standings_sandboxed_and_not(c_bot, tmp_path):
+    from arena.tournament import config as tconfig
+    from arena.tournament.runner import run as run_tournament
+
+    cmds = commands(c_bot)
+    standings = []
+    for sandboxed in (True, False):
+        data = {
+            "name": "same",
+            "game": "kododo",
+            "players": 3,
+            "entrants": [{"name": n, "command": list(cmds[n])} for n in ("c", "python", "js", "kododo-heuristic")],
+            "schedule": {"rounds": 1},
+            "seed": 3,
+            "sandbox": sandboxed,
+            "output": {"store": str(tmp_path / f"{sandboxed}.sqlite")},
+        }
+        config = tconfig.parse(data, tmp_path / "same.yaml")
+        summary = run_tournament(config, concurrency=1, fresh=True, quiet=True)
+        assert summary.played == summary.total > 0 and not summary.bot_faults
+        standings.append(summary.standings)
+    assert standings[0] == standings[1]
