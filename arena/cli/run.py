@@ -37,6 +37,9 @@ def run_command(
 ) -> None:
     """Play the tournament CONFIG describes; rerun the same command to resume an interrupted run."""
     cfg = tconfig.load(config)
+    plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
+    if plain:  # said before anything runs: these bots run as you, with your files and network
+        click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false in the config'})", err=True)
     where = cluster if cluster is not None else cfg.cluster
     executor = None
     if where is not None:
@@ -46,10 +49,6 @@ def run_command(
     summary = runner.run(
         cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet, executor=executor
     )
-    plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
-    if plain:  # said before anything runs: these bots run as you, with your files and network
-        click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false in the config'})", err=True)
-    summary = runner.run(cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet)
     rate = f", {summary.games_per_second:.1f} games/s" if summary.played else ""
     reused = f", {summary.reused} kept from the earlier config" if summary.reused else ""
     click.echo(
