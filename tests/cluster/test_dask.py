@@ -37,7 +37,8 @@ def mark(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     value = uuid.uuid4().hex
     monkeypatch.setenv("ARENA_TEST_MARK", value)
     yield value
-    assert _wait_gone(value, 30.0) == [], "processes left behind"
+    left = _wait_gone(value, 30.0)
+    assert left == [], f"processes left behind: {[_cmdline(pid) for pid in left]}"
 
 
 def _marked(value: str) -> list[int]:
@@ -46,11 +47,24 @@ def _marked(value: str) -> list[int]:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
-                if needle in (entry / "environ").read_bytes():
+                if needle in (entry / "environ").read_bytes() and not _our_resource_tracker(int(entry.name)):
                     pids.append(int(entry.name))
             except OSError:
                 pass
     return pids
+
+
+def _our_resource_tracker(pid: int) -> bool:
+    """Python's own helper that lives as long as this test process (started by the local worker pool)."""
+    parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    return parent == os.getpid() and "multiprocessing.resource_tracker" in _cmdline(pid)
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:200]
+    except OSError:
+        return f"{pid} (gone)"
 
 
 def _wait_gone(value: str, timeout: float) -> list[int]:
