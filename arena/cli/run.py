@@ -7,6 +7,7 @@ import sys
 import click
 
 from arena.cli import main
+from arena.cluster.spec import ClusterSpec
 from arena.sandbox.probe import probe
 from arena.tournament import config as tconfig
 from arena.tournament import report, runner
@@ -24,13 +25,30 @@ from arena.tournament import report, runner
 )
 @click.option("--restart-bots", is_flag=True, default=None, help="Start fresh bot processes for every game (slow; for benchmarks).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def run_command(config: str, fresh: bool, concurrency: int | None, restart_bots: bool | None, quiet: bool) -> None:
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    default=None,
+    help="Play the games on a Dask cluster: a scheduler's address (tcp://host:8786), or local:N to start N workers here "
+    "(default: the config's `executor: {dask: ...}`, else local worker processes). Needs pip install 'arena[dask]'.",
+)
+def run_command(
+    config: str, fresh: bool, concurrency: int | None, restart_bots: bool | None, quiet: bool, cluster: str | None
+) -> None:
     """Play the tournament CONFIG describes; rerun the same command to resume an interrupted run."""
     cfg = tconfig.load(config)
     plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
     if plain:  # said before anything runs: these bots run as you, with your files and network
         click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false in the config'})", err=True)
-    summary = runner.run(cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet)
+    where = cluster if cluster is not None else cfg.cluster
+    executor = None
+    if where is not None:
+        from arena.cluster.executor import DaskExecutor
+
+        executor = DaskExecutor(ClusterSpec.parse(where))
+    summary = runner.run(
+        cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet, executor=executor
+    )
     rate = f", {summary.games_per_second:.1f} games/s" if summary.played else ""
     reused = f", {summary.reused} kept from the earlier config" if summary.reused else ""
     click.echo(

@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from arena.cluster.spec import ClusterError, ClusterSpec
 from arena.errors import ConfigError, GameError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
@@ -85,6 +86,7 @@ class TournamentConfig:
     store: Path
     replays: Path | None
     raw: Mapping[str, JSON] = field(repr=False, default_factory=dict)
+    cluster: str | None = None  # `executor: {dask: ...}`: a Dask scheduler's address, or local:N
     report: Path | None = None  # output.report: the HTML report folder `arena run` writes at the end
 
     @property
@@ -160,6 +162,7 @@ TOP_KEYS = {
     "restart_bots",
     "root",
     "output",
+    "executor",
     "sandbox",
 }
 
@@ -252,6 +255,14 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     concurrency = r.integer(top.get("concurrency"), "concurrency", minimum=1, allow_null=True)
     restart_bots = r.boolean(top.get("restart_bots", False), "restart_bots")
 
+    executor = r.mapping(top.get("executor") or {}, "executor", {"dask"})
+    cluster = None if executor.get("dask") is None else r.string(executor["dask"], "executor.dask")
+    if cluster is not None:
+        try:
+            ClusterSpec.parse(cluster)
+        except ClusterError as exc:
+            r.fail("executor.dask", str(exc).replace("--cluster ", "", 1))
+
     output = r.mapping(top.get("output") or {}, "output", {"store", "replays", "report"})
     store = root / (r.string(output["store"], "output.store") if "store" in output else f"out/{name}.sqlite")
     replays_raw = output.get("replays")
@@ -279,6 +290,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         store=store.resolve(),
         replays=replays.resolve() if replays is not None else None,
         raw=top,
+        cluster=cluster,
         report=report.resolve() if report is not None else None,
     )
 
