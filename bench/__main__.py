@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from bench import bench_engine, bench_ratings, bench_referee, bench_sandbox, bench_tournament
-from bench.stats import Figure, fmt
+from bench.stats import Figure, fmt, marked_sections
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -134,8 +134,10 @@ def main() -> None:
         lines.append("(a --quick run: figures only, no verdicts)")
     lines += ["", "## Figures", "", "| figure | median | range | unit | repeats |", "|---|---|---|---|---|"]
     lines += [f.row() for f in figures]
-    lines.append("")
-    Path(args.output).write_text("\n".join(lines))
+    out = Path(args.output)
+    kept = marked_sections(out.read_text(encoding="utf-8")) if out.exists() else []  # other benchmarks' sections
+    lines += ["", *kept, ""] if kept else [""]
+    out.write_text("\n".join(lines))
     print("\n".join(lines))
 
 

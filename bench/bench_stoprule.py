@@ -30,9 +30,9 @@ from arena.tournament.seating import balance, next_counts
 from arena.tournament.stoprule import StopRule, stopping_round
 from arena.tournament.uncertainty import estimate
 from bench.simfield import Field, SimGame, tournament, true_average_ranks
+from bench.stats import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
-BEGIN, END = "<!-- uncertainty:begin -->", "<!-- uncertainty:end -->"
 Policy = Callable[[dict[str, Any]], Any]
 
 
@@ -232,14 +232,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.write:
-        path = ROOT / "BENCHMARKS.md"
-        old = path.read_text(encoding="utf-8")
-        section = f"{BEGIN}\n## Uncertainty, stopping, seating, collusion\n\n{text}\n{END}"
-        if BEGIN in old and END in old:
-            new = old[: old.index(BEGIN)] + section + old[old.index(END) + len(END) :]
-        else:
-            new = old.rstrip("\n") + "\n\n" + section + "\n"
-        path.write_text(new, encoding="utf-8")
+        write_section(ROOT / "BENCHMARKS.md", "uncertainty", "Uncertainty, stopping, seating, collusion", text)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 
@@ -32,3 +34,21 @@ def fmt(x: float) -> str:
 
 def repeat(name: str, unit: str, measure: Callable[[], float], repeats: int) -> Figure:
     return Figure(name, unit, tuple(measure() for _ in range(repeats)))
+
+
+def write_section(path: Path, key: str, title: str, text: str) -> None:
+    """Put `text` into the file between `<!-- key:begin -->` and `<!-- key:end -->` (appended if absent),
+    so that each benchmark owns its section and `python -m bench` keeps the others."""
+    begin, end = f"<!-- {key}:begin -->", f"<!-- {key}:end -->"
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    section = f"{begin}\n## {title}\n\n{text}\n{end}"
+    if begin in old and end in old:
+        new = old[: old.index(begin)] + section + old[old.index(end) + len(end) :]
+    else:
+        new = old.rstrip("\n") + "\n\n" + section + "\n"
+    path.write_text(new, encoding="utf-8")
+
+
+def marked_sections(text: str) -> list[str]:
+    """Every `<!-- key:begin -->` ... `<!-- key:end -->` section of a file, in order."""
+    return [m.group(0) for m in re.finditer(r"<!-- ([\w-]+):begin -->.*?<!-- \1:end -->", text, flags=re.S)]

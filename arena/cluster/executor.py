@@ -47,6 +47,7 @@ class DaskExecutor:
         self.cluster: Any = None
         self.client: Any = None
         self.setup: PlayerSetup | None = None
+        self.setup_data: Any = None  # the setup, scattered to the workers
         self.key = f"arena-{uuid.uuid4().hex[:12]}"  # this run's bots on the workers
         self.futures: dict[str, GameTask] = {}  # Dask key -> task, for the futures in flight
         self.inflight: dict[str, Any] = {}  # Dask key -> future
@@ -62,12 +63,14 @@ class DaskExecutor:
         self.client.register_plugin(BotCache(), name=PLUGIN_NAME)
         self.check_workers(setup)
         self.capacity = IN_FLIGHT_PER_WORKER * self.worker_count()
+        # Sent to every worker once (and fetched by a worker that joins later), not pickled per game.
+        self.setup_data = self.client.scatter(setup, broadcast=True, hash=False)
 
     def submit(self, task: GameTask) -> None:
         from arena.cluster.worker import play_task
 
         name = f"{self.key}-game{task.index}-try{task.attempt}"
-        future = self.client.submit(play_task, self.key, self.setup, task, key=name, pure=False, retries=0)
+        future = self.client.submit(play_task, self.key, self.setup_data, task, key=name, pure=False, retries=0)
         self.futures[future.key] = task
         self.inflight[future.key] = future
 
