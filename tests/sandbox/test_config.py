@@ -150,6 +150,7 @@ def test_arena_run_writes_a_private_store_and_replays(tmp_path):
     )
     result = CliRunner().invoke(main, ["run", str(path), "-j", "1", "-q"])
     assert result.exit_code == 0, result.output
+    assert "sandbox: 2 of 2 entrants sandboxed (no network" in result.stdout  # the default, said in one line
     out = tmp_path / "out"
     files = [p for p in out.rglob("*") if p.is_file()]
     assert any(p.suffix == ".jsonl" for p in files) and any(p.suffix == ".sqlite" for p in files)
@@ -168,3 +169,4 @@ def test_arena_run_warns_before_running_unsandboxed_bots(tmp_path):
     result = CliRunner().invoke(main, ["run", str(path), "-j", "1", "-q"])
     assert result.exit_code == 0, result.output
     assert "WARNING: not sandboxed: a (sandbox: false in the config)" in result.stderr
+    assert "sandbox: 1 of 2 entrants sandboxed" in result.stdout
