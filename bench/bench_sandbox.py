@@ -14,12 +14,10 @@ from pathlib import Path
 
 from arena.referee.bot import BotProcess, BotSpec
 from arena.sandbox.policy import SandboxPolicy
-from arena.tournament import config as tconfig
 from arena.tournament.runner import run as run_tournament
 from bench.bench_referee import ensure_c_bot
+from bench.bench_tournament import demo_config
 from bench.stats import Figure
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def startup_ms(command: tuple[str, ...], sandboxed: bool) -> float:
@@ -33,17 +31,7 @@ def startup_ms(command: tuple[str, ...], sandboxed: bool) -> float:
 
 def tournament(folder: Path, command: str, sandboxed: bool, rounds: int, concurrency: int) -> float:
     """Decisions/s of one fresh Kododo 4p round robin of four instant C bots."""
-    data = {
-        "name": "bench-sandbox",
-        "game": "kododo",
-        "players": 4,
-        "entrants": [{"name": f"bot{i}", "command": [command, str(i + 1)]} for i in range(4)],
-        "schedule": {"format": "round-robin", "rotations": "cyclic", "rounds": rounds},
-        "seed": 7,
-        "sandbox": sandboxed,
-        "output": {"store": str(folder / f"bench-{sandboxed}.sqlite")},
-    }
-    config = tconfig.parse(data, ROOT / "configs" / "bench.yaml")
+    config = demo_config(folder, [command], rounds, sandbox=sandboxed)
     summary = run_tournament(config, concurrency=concurrency, fresh=True, quiet=True)
     assert summary.played == summary.total
     return summary.decisions_per_second

@@ -1,7 +1,9 @@
 """Tournament throughput: the Kododo demo schedule with instant bots, as `arena run` plays it.
 
 Games and decisions per second at concurrency 1 and 2, with bot processes kept alive across games
-versus restarted for every game (the cost a runner without process reuse pays).
+versus restarted for every game (the cost a runner without process reuse pays). Every row runs the
+bots unsandboxed (`sandbox: false`), as these figures were first measured, so they stay comparable
+across runs and machines; the sandbox's own cost is `bench.bench_sandbox`'s, measured side by side.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from bench.stats import Figure
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def demo_config(folder: Path, command: list[str], rounds: int) -> tconfig.TournamentConfig:
-    """The demo's shape (4 entrants, 4 seats, every rotation) with one kind of instant bot."""
+def demo_config(folder: Path, command: list[str], rounds: int, sandbox: bool = False) -> tconfig.TournamentConfig:
+    """The demo's shape (4 entrants, 4 seats, every rotation) with one kind of instant bot; the
+    sandbox is off unless asked for (the default of a config is on wherever bubblewrap runs)."""
     data = {
         "name": "bench",
         "game": "kododo",
@@ -27,7 +30,8 @@ def demo_config(folder: Path, command: list[str], rounds: int) -> tconfig.Tourna
         "entrants": [{"name": f"bot{i}", "command": command + [str(i + 1)]} for i in range(4)],
         "schedule": {"format": "round-robin", "rotations": "cyclic", "rounds": rounds},
         "seed": 7,
-        "output": {"store": str(folder / "bench.sqlite")},
+        "sandbox": sandbox,
+        "output": {"store": str(folder / f"bench-{'sandboxed' if sandbox else 'plain'}.sqlite")},
     }
     return tconfig.parse(data, ROOT / "configs" / "bench.yaml")
 

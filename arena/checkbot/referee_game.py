@@ -7,9 +7,11 @@ smallest player count, so nothing but the bot itself can fault.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
+from typing import Mapping
 
-from arena.checkbot.session import launch_argv
+from arena.checkbot.session import SANDBOX_POLICY
 from arena.errors import ArenaError
 from arena.games.base import GameSpec
 from arena.referee import BotProcess, BotSpec, TimeControl, play_game
@@ -25,14 +27,14 @@ class RefereeRun:
 
 
 def referee_game(spec: GameSpec, command: tuple[str, ...], *, seed: int, decision_ms: int, startup_ms: int,
-                 cwd: str | None = None, sandbox: bool = False) -> RefereeRun:
+                 cwd: str | None = None, env: Mapping[str, str] | None = None, sandbox: bool = False) -> RefereeRun:
     control = TimeControl(decision_ms=decision_ms, startup_ms=startup_ms)
     run = RefereeRun(spec.min_seats)
-    argv = launch_argv(command, sandbox)
+    policy = dataclasses.replace(SANDBOX_POLICY, enabled=sandbox)  # the referee launches it as check-bot's session does
     bots: list[BotProcess] = []
     try:
         for seat in range(spec.min_seats):
-            bots.append(BotProcess.start(BotSpec(f"seat{seat}", argv, cwd=cwd), control))
+            bots.append(BotProcess.start(BotSpec(f"seat{seat}", command, cwd=cwd, env=dict(env or {}), sandbox=policy), control))
         result = play_game(spec, bots, seed=seed, time_control=control)
         run.decisions = result.decisions
         run.faults += [f"seat {f.seat} {f.kind.value} (step {f.step}): {clean(f.detail, 300)}" for f in result.faults]

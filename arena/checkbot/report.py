@@ -21,7 +21,7 @@ def render_text(evidence: Evidence, results: Sequence[CheckResult], verbose: boo
         f"check-bot {evidence.spec.name} {evidence.spec.version}: {' '.join(opts.command)}",
         f"  {len(evidence.games)} games on one process, {1 if evidence.probe else 0} probe game, "
         f"{1 if evidence.referee else 0} under the referee; decision limit {opts.decision_ms} ms, "
-        f"start-up {opts.startup_ms} ms; {evidence.duration_s:.1f} s",
+        f"start-up {opts.startup_ms} ms; {'sandboxed' if opts.sandbox else 'NOT sandboxed'}; {evidence.duration_s:.1f} s",
     ]
     for result in results:
         lines.append(f"{MARKS[result.status]}  {result.name:<16} {result.summary}")
@@ -46,6 +46,7 @@ def to_json(evidence: Evidence, results: Sequence[CheckResult]) -> dict[str, JSO
         "seed": opts.seed,
         "decision_ms": opts.decision_ms,
         "startup_ms": opts.startup_ms,
+        "sandbox": bool(opts.sandbox),
         "duration_s": round(evidence.duration_s, 3),
         "passed": not failed(results),
         "checks": [

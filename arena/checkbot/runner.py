@@ -10,10 +10,11 @@ to be about those and not about, say, the second game of a process.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from arena import __version__
 from arena.checkbot.referee_game import RefereeRun, referee_game
@@ -27,6 +28,7 @@ from arena.games.registry import get_game
 from arena.jsonvalue import JSON
 from arena.protocol import ProtocolViolation, hello_message, parse_hello, shutdown_message
 from arena.rng import Rng, derive_seed
+from arena.sandbox.probe import decide
 from arena.textsafe import NAME_CHARS, clean
 
 EXPLORE_GAMES = 20  # random in-process games per configuration to learn the game's kinds
@@ -46,7 +48,8 @@ class CheckOptions:
     shutdown_ms: int = 1000  # the referee's grace between shutdown and SIGTERM
     seed: int = 1
     cwd: str | None = None
-    sandbox: bool = False
+    env: Mapping[str, str] = field(default_factory=dict)  # added to the bot's environment
+    sandbox: bool | None = None  # None: on wherever the sandbox runs here (as `arena play`)
 
 
 @dataclass
@@ -81,6 +84,7 @@ class Evidence:
     probe_handshake: Handshake = field(default_factory=Handshake)
     probe: GameRecord | None = None
     referee: RefereeRun | None = None
+    stderr_tail: tuple[str, ...] = ()  # the main process's last stderr lines (clean)
     duration_s: float = 0.0
 
 
@@ -199,6 +203,7 @@ def shutdown(session: BotSession, grace_ms: int) -> Shutdown:
 def run_check(options: CheckOptions, progress: Callable[[str], None] | None = None,
               clock: Clock = time.monotonic) -> Evidence:
     spec = get_game(options.game)
+    options = dataclasses.replace(options, sandbox=decide(options.sandbox)[0])  # the CLI showed any warning
     began = clock()
     say = progress or (lambda _text: None)
     configs = plan_configs(spec)
@@ -214,13 +219,13 @@ def run_check(options: CheckOptions, progress: Callable[[str], None] | None = No
         say(f"one game under arena's referee, the bot in all {spec.min_seats} seats")
         evidence.referee = referee_game(spec, options.command, seed=derive_seed(options.seed, "referee"),
                                         decision_ms=options.decision_ms, startup_ms=options.startup_ms,
-                                        cwd=options.cwd, sandbox=options.sandbox)
+                                        cwd=options.cwd, env=options.env, sandbox=bool(options.sandbox))
     evidence.duration_s = clock() - began
     return evidence
 
 
 def _start(options: CheckOptions, clock: Clock) -> BotSession:
-    return BotSession(options.command, cwd=options.cwd, sandbox=options.sandbox, clock=clock)
+    return BotSession(options.command, cwd=options.cwd, env=options.env, sandbox=bool(options.sandbox), clock=clock)
 
 
 def _main_process(evidence: Evidence, by_config: dict[int, frozenset[str]], say: Callable[[str], None],
@@ -268,6 +273,7 @@ def _main_process(evidence: Evidence, by_config: dict[int, frozenset[str]], say:
         evidence.shutdown = shutdown(session, options.shutdown_ms)
     finally:
         session.close()
+        evidence.stderr_tail = session.stderr_tail()
 
 
 def _next_config(number: int, planned: int, configs: Sequence[GameConfig], by_config: dict[int, frozenset[str]],

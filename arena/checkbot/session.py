@@ -4,7 +4,9 @@ The referee hides what a checker must see (every line, its exact time, the exit 
 never sends what a checker must send (unknown message types and members). So check-bot speaks to the
 bot itself: `subprocess` plus the message builders of `arena.protocol` and the canonical encoder.
 Pipes are read with `select` and `os.read` into bounded buffers; the bot runs in its own process
-group, which `close` always kills.
+group, which `close` always kills. Sandboxed, the process started is bubblewrap, and the bot one of
+its descendants: memory is summed and processes killed over the whole tree, then the sandbox's own
+teardown (`Launch.finish`) runs.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from typing import Callable, Mapping, Sequence
 
 from arena.errors import BotStartError
 from arena.jsonvalue import JSON, dumps_line, loads
-from arena.textsafe import clean_bytes
+from arena.sandbox.launch import Launch
+from arena.sandbox.policy import SandboxPolicy
+from arena.textsafe import clean, clean_bytes
 
 MAX_LINE_BYTES = 1_000_000  # the protocol's limit on a bot's line
 STDERR_TAIL = 20
@@ -28,15 +32,16 @@ RAW_CHARS = 200  # a stray stdout line is quoted up to this many characters
 Clock = Callable[[], float]
 
 
-def launch_argv(command: Sequence[str], sandbox: bool) -> tuple[str, ...]:
-    """The argv that runs `command`: the single place where check-bot puts a bot in the sandbox.
+SANDBOX_POLICY = SandboxPolicy()  # check-bot's sandbox: the safe defaults a tournament starts from
 
-    The sandbox (arena/sandbox) is being built beside this tool; until its entry point lands, asking
-    for it is refused rather than silently running the bot unconfined.
-    """
-    if sandbox:
-        raise BotStartError("check-bot: the sandbox is not available in this build; run without --sandbox")
-    return tuple(command)
+
+def sandbox_launch(command: Sequence[str], cwd: str | None, env: Mapping[str, str], sandbox: bool) -> Launch | None:
+    """The single place where check-bot puts a bot in the sandbox: the referee's own bwrap launch
+    (arena/sandbox/launch.py) with `SANDBOX_POLICY`; None runs the bot as a plain child process."""
+    if not sandbox:
+        return None
+    name = clean(os.path.basename(command[0]) if command else "", 60)
+    return Launch.prepare(name, command, cwd, env, SANDBOX_POLICY, None, None)
 
 
 @dataclass(frozen=True)
@@ -101,18 +106,24 @@ class BotSession:
 
     def __init__(self, command: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
                  sandbox: bool = False, clock: Clock = time.monotonic) -> None:
-        argv = launch_argv(command, sandbox)
         self.clock = clock
-        full_env = dict(os.environ)
-        full_env.update(env or {})
+        self.launch = sandbox_launch(command, cwd, env or {}, sandbox)
+        if self.launch is not None:
+            argv, run_cwd, full_env = self.launch.argv, self.launch.cwd, dict(self.launch.env)
+            preexec: Callable[[], None] | None = self.launch.preexec
+        else:
+            argv, run_cwd, full_env, preexec = tuple(command), cwd, dict(os.environ), None
+            full_env.update(env or {})
         self.started_at = clock()
         try:
             self.proc = subprocess.Popen(
                 list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=cwd, env=full_env, bufsize=0, close_fds=True, start_new_session=True,
+                cwd=run_cwd, env=full_env, bufsize=0, close_fds=True, start_new_session=True, preexec_fn=preexec,
             )
         except OSError as exc:
-            raise BotStartError(f"cannot start {' '.join(argv)!r}: {exc.strerror or exc} (check the path, "
+            if self.launch is not None:
+                self.launch.finish()
+            raise BotStartError(f"cannot start {' '.join(command)!r}: {exc.strerror or exc} (check the path, "
                                 "or give the interpreter, e.g. 'python3 bot.py')") from exc
         assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
         self._in = self.proc.stdin.fileno()
@@ -298,6 +309,9 @@ class BotSession:
             self.proc.wait(5.0)
         except subprocess.TimeoutExpired:
             pass
+        if self.launch is not None:
+            self.launch.finish()  # whatever is left in its cgroups, then the cgroups themselves
+            self.launch = None
         self._sel.close()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:

@@ -55,6 +55,9 @@ def run_command(
         f"{cfg.name}: {summary.stored}/{summary.total} games stored in {summary.store} "
         f"({summary.played} played now in {summary.duration_s:.1f} s{rate}{reused})"
     )
+    boxed = sum(1 for e in cfg.entrants if e.sandbox.enabled)
+    what = " (no network, own PID namespace, bot folder read-only; `arena validate` lists all)" if boxed else ""
+    click.echo(f"sandbox: {boxed} of {len(cfg.entrants)} entrants sandboxed{what}")
     if summary.stopped_after_round is not None:
         click.echo(f"stopped after round {summary.stopped_after_round + 1} of {cfg.schedule.rounds} by the stop rule")
     click.echo(report.table(summary.standings))

@@ -28,12 +28,13 @@ from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps
 from arena.referee.bot import Limits
 from arena.referee.clock import TimeControl
-from arena.sandbox.policy import SandboxPolicy, Scratch, policy_from_mapping
+from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import probe
 from arena.tournament import schedule as sched
 from arena.tournament.config_reader import Reader as _Reader
 from arena.tournament.config_reader import join as _join
 from arena.tournament.config_reader import kind as _kind
+from arena.tournament.config_sandbox import read_policy, with_outputs
 from arena.tournament.schedule import Fill, Format, Rotations, ScheduleError, ScheduleSpec
 
 # Arguments with these suffixes are taken to be script files and must exist (e.g. `{python} bot.py`).
@@ -148,22 +149,8 @@ class TournamentConfig:
 # --- reading -----------------------------------------------------------------------------------------
 
 TOP_KEYS = {
-    "name",
-    "game",
-    "options",
-    "players",
-    "entrants",
-    "schedule",
-    "seed",
-    "time_control",
-    "limits",
-    "fault_policy",
-    "concurrency",
-    "restart_bots",
-    "root",
-    "output",
-    "executor",
-    "sandbox",
+    "name", "game", "options", "players", "entrants", "schedule", "seed", "time_control", "limits",
+    "fault_policy", "concurrency", "restart_bots", "root", "output", "sandbox", "executor",
 }
 
 
@@ -214,7 +201,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         bad = next((k for k in options_raw if k not in {o.name for o in spec.options}), None)
         r.fail(_join("options", bad) if bad else "options", str(exc))
 
-    sandbox = _sandbox(r, top.get("sandbox"), "sandbox", SandboxPolicy(enabled=probe().sandbox))
+    sandbox = read_policy(r, top.get("sandbox"), "sandbox", SandboxPolicy(enabled=probe().sandbox))
     entrants = _entrants(r, top["entrants"], root, config_dir, sandbox)
     n = len(entrants)
 
@@ -269,9 +256,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     replays = None if replays_raw is None else root / r.string(replays_raw, "output.replays")
     report_raw = output.get("report")
     report = None if report_raw is None else root / r.string(report_raw, "output.report")
-    hide = _outputs(store, replays)
-    entrants = [_keep_dir(e, store) for e in entrants]
-    entrants = [replace(e, sandbox=replace(e.sandbox, hide=hide)) for e in entrants]
+    entrants = [replace(e, sandbox=with_outputs(e.sandbox, e.name, store, replays)) for e in entrants]
 
     return TournamentConfig(
         path=file,
@@ -293,37 +278,6 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         cluster=cluster,
         report=report.resolve() if report is not None else None,
     )
-
-
-def _sandbox(r: _Reader, value: Any, where: str, base: SandboxPolicy) -> SandboxPolicy:
-    """`sandbox:` (true, false or settings) over `base`; refused when asked for where it cannot run."""
-    try:
-        policy = policy_from_mapping(value, where, base)
-    except ConfigError as exc:
-        r.fail("", str(exc))
-    asked = value is True or (isinstance(value, dict) and value.get("enabled", True) is True)
-    support = probe()
-    if asked and not support.sandbox:
-        r.fail(where, f"the sandbox is asked for but cannot run on this machine: {support.reason} "
-                      "(set `sandbox: false` only for bots you trust)")
-    return policy
-
-
-def _outputs(store: Path, replays: Path | None) -> tuple[str, ...]:
-    """arena's outputs, masked in a sandbox even where they lie inside an entrant's folder."""
-    paths = [store.with_name(store.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
-    paths.append(store.parent / f"{store.stem}-scratch")
-    if replays is not None:
-        paths.append(replays)
-    return tuple(str(p.resolve()) for p in paths)
-
-
-def _keep_dir(entrant: EntrantConfig, store: Path) -> EntrantConfig:
-    """A kept scratch folder lives beside the store, one per entrant, never inside another bot's view."""
-    if entrant.sandbox.scratch is not Scratch.KEEP or entrant.sandbox.keep_dir:
-        return entrant
-    folder = store.parent / f"{store.stem}-scratch" / entrant.name
-    return replace(entrant, sandbox=replace(entrant.sandbox, keep_dir=str(folder)))
 
 
 def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path, sandbox: SandboxPolicy = SandboxPolicy()) -> list[EntrantConfig]:
@@ -356,7 +310,7 @@ def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path, sandbox: San
         command = tuple(_substitute(arg, config_dir) for arg in raw_command)
         _check_program(r, command, root, _join(where, "command"))
         raw_cwd = os.path.relpath(cwd, config_dir) if cwd.is_relative_to(config_dir) else str(cwd)
-        policy = _sandbox(r, data.get("sandbox"), _join(where, "sandbox"), sandbox)
+        policy = read_policy(r, data.get("sandbox"), _join(where, "sandbox"), sandbox)
         policy = replace(policy, show_cwd=data.get("cwd") is not None)  # the shared root is not the bot's folder
         out.append(EntrantConfig(name, _anchored(command, root), str(cwd), env, raw_command, raw_cwd, policy))
     return out

@@ -31,7 +31,7 @@ class StoreLock:
 
     def acquire(self) -> "StoreLock":
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as exc:
             raise StoreError(
                 f"cannot create the lock file {self.path}: {exc.strerror or exc} "

@@ -90,12 +90,18 @@ def open_store(config: TournamentConfig, fresh: bool = False) -> Store:
 
 
 def check_outputs(config: TournamentConfig) -> None:
-    """Fail before any game when the replays folder cannot be written, naming it."""
+    """Fail before any game when the replays folder cannot be written, naming it. A folder arena
+    creates is the organiser's only (0700): replays hold every seat's private draws and hands."""
     if config.replays is None:
         return
     probe = config.replays / f".arena-write-test-{os.getpid()}"
     try:
-        config.replays.mkdir(parents=True, exist_ok=True)
+        config.replays.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            config.replays.mkdir(mode=0o700)
+            os.chmod(config.replays, 0o700)  # exact: mkdir's mode passes through the umask
+        except FileExistsError:
+            pass  # an existing folder keeps its mode
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:

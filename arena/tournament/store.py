@@ -32,6 +32,19 @@ from arena.tournament.stored import SCHEMA_VERSION, StoredGame, StoreInfo, outsi
 __all__ = ["SCHEMA_VERSION", "Store", "StoreInfo", "StoredGame"]
 from arena.tournament.ratings import OrderedRatings, RatedGame, RatingBook, RatingModel, Standing, leaderboard
 
+def _create_private(path: Path) -> None:
+    """Create the store file readable by its owner only (0600) whatever the umask; SQLite gives its
+    -wal and -shm files the database's own mode. An existing store keeps the mode it has."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        return
+    try:
+        os.fchmod(fd, 0o600)  # exact: O_CREAT's mode passes through the umask
+    finally:
+        os.close(fd)
+
+
 class Store:
     """An open results store. Not shared between processes: workers send results to the one owner."""
 
@@ -88,6 +101,7 @@ class Store:
                 for suffix in ("", "-wal", "-shm"):
                     with contextlib.suppress(FileNotFoundError):
                         os.remove(f"{path}{suffix}")
+            _create_private(path)
             conn = cls._connect(path)
         except OSError as exc:
             lock.release()

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from arena.checkbot import CheckOptions, CheckResult, evaluate, run_check
+from arena.sandbox.probe import probe
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = Path(__file__).resolve().parent / "bots" / "broken_bot.py"
@@ -23,4 +24,7 @@ RELAXED_MS = 5000
 def quick_check(game: str, command: tuple[str, ...], **kw: object) -> dict[str, CheckResult]:
     kw.setdefault("decision_ms", RELAXED_MS)
     options = CheckOptions(game=game, command=command, quick=True, cwd=str(ROOT), **kw)  # type: ignore[arg-type]
-    return {r.name: r for r in evaluate(run_check(options))}
+    evidence = run_check(options)
+    if "sandbox" not in kw:  # the default, as a tournament runs bots: sandboxed wherever it can be
+        assert evidence.options.sandbox is probe().sandbox
+    return {r.name: r for r in evaluate(evidence)}

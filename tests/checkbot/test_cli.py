@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from arena.jsonvalue import loads
+from arena.sandbox.probe import probe
 
 from .conftest import BROKEN, ROOT
 
@@ -21,6 +22,15 @@ def test_json_report_and_zero_exit_for_a_good_bot():
     report = loads(done.stdout)
     assert report["passed"] is True and report["bot"]["name"] == "broken-ok"
     assert [c["name"] for c in report["checks"]][:2] == ["handshake", "games"]
+    assert report["sandbox"] is probe().sandbox  # on by default wherever it can run, as `arena play`
+
+
+def test_no_sandbox_says_so_and_the_report_shows_it():
+    done = arena("check-bot", "kododo", "--quick", "--no-sandbox", "--decision-ms", "5000", "--json", "--",
+                 sys.executable, str(BROKEN), "ok")
+    assert done.returncode == 0, done.stderr
+    assert loads(done.stdout)["sandbox"] is False
+    assert "sandbox off (--no-sandbox)" in done.stderr
 
 
 def test_text_report_and_exit_1_for_a_broken_bot():

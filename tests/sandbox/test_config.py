@@ -19,6 +19,7 @@ from arena.errors import ConfigError
 from arena.sandbox import probe as probe_module
 from arena.sandbox.policy import SandboxPolicy, Scratch, policy_from_mapping
 from arena.tournament import config as tconfig
+from arena.tournament import config_sandbox
 
 from .conftest import ROOT
 
@@ -86,7 +87,8 @@ def test_policy_from_mapping_keeps_the_base():
 
 
 def test_a_config_asking_for_the_sandbox_is_refused_where_it_cannot_run(tmp_path, monkeypatch):
-    monkeypatch.setattr(tconfig, "probe", lambda: UNAVAILABLE)
+    monkeypatch.setattr(tconfig, "probe", lambda: UNAVAILABLE)  # the default
+    monkeypatch.setattr(config_sandbox, "probe", lambda: UNAVAILABLE)  # the refusal
     with pytest.raises(ConfigError, match="sandbox is asked for but cannot run on this machine: bubblewrap"):
         tconfig.parse(config(tmp_path, sandbox=True), tmp_path / "t.yaml")
     cfg = tconfig.parse(config(tmp_path), tmp_path / "t.yaml")  # not asked: off, and validate says so
@@ -148,6 +150,7 @@ def test_arena_run_writes_a_private_store_and_replays(tmp_path):
     )
     result = CliRunner().invoke(main, ["run", str(path), "-j", "1", "-q"])
     assert result.exit_code == 0, result.output
+    assert "sandbox: 2 of 2 entrants sandboxed (no network" in result.stdout  # the default, said in one line
     out = tmp_path / "out"
     files = [p for p in out.rglob("*") if p.is_file()]
     assert any(p.suffix == ".jsonl" for p in files) and any(p.suffix == ".sqlite" for p in files)
@@ -166,3 +169,4 @@ def test_arena_run_warns_before_running_unsandboxed_bots(tmp_path):
     result = CliRunner().invoke(main, ["run", str(path), "-j", "1", "-q"])
     assert result.exit_code == 0, result.output
     assert "WARNING: not sandboxed: a (sandbox: false in the config)" in result.stderr
+    assert "sandbox: 1 of 2 entrants sandboxed" in result.stdout

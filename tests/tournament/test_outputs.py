@@ -114,3 +114,21 @@ def test_a_really_full_disk_is_one_line(write_config: Callable[..., Path], tmp_p
         assert str(disk) in line
     finally:
         subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_the_store_is_0600_and_the_replays_folder_0700_whatever_the_umask(write_config: Callable[..., Path], tmp_path: Path) -> None:
+    """Through the library (no CLI umask): arena's outputs are the organiser's only, as made by arena."""
+    cfg = tconfig.load(write_config(small(1, output={"store": "out/t.sqlite", "replays": "out/replays"})))
+    old = os.umask(0o022)  # a typical login umask: files 0644 and folders 0755 unless arena says otherwise
+    try:
+        runner.run(cfg, concurrency=1, quiet=True)
+        with Store.open_existing(cfg.store) as store:  # the WAL files exist while a connection is open
+            made = [cfg.store] + [Path(f"{cfg.store}{s}") for s in ("-wal", "-shm", ".lock") if Path(f"{cfg.store}{s}").exists()]
+            modes = {p.name: oct(p.stat().st_mode & 0o777) for p in made}
+            assert store.path == cfg.store
+    finally:
+        os.umask(old)
+    assert f"{cfg.store.name}-wal" in modes and f"{cfg.store.name}.lock" in modes
+    assert set(modes.values()) == {"0o600"}, modes
+    assert cfg.replays is not None and oct(cfg.replays.stat().st_mode & 0o777) == "0o700"
+    assert any(cfg.replays.glob("*.jsonl"))
