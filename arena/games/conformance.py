@@ -78,6 +78,7 @@ def check_game(
     if state.num_seats != seats:
         _fail(spec, 0, f"num_seats is {state.num_seats}, expected {seats}")
     resampled_differs = False
+    kept: list[tuple[int, Seat, Any, str]] = []  # views handed out, with what they said then
     step = 0
     while True:
         if dumps(state.snapshot()) != dumps(twin.snapshot()):
@@ -98,6 +99,7 @@ def check_game(
             legal = state.legal_actions(seat)
             if not _is_json(view):
                 _fail(spec, step, f"view of seat {seat} is not plain JSON: {view!r}")
+            kept.append((step, seat, view, dumps(view)))
             if not legal:
                 _fail(spec, step, f"seat {seat} is to move but has no legal action")
             if not _is_json(legal):
@@ -126,6 +128,9 @@ def check_game(
         if [e.to_json() for e in events] != [e.to_json() for e in twin_events]:
             _fail(spec, step, "two identical games gave different events")
         step += 1
+    for at, seat, view, said in kept:  # a view is a snapshot: one kept by a caller never changes later
+        if dumps(view) != said:
+            _fail(spec, at, f"the view given to seat {seat} changed after it was given (it shares state with the game)")
     _check_outcome(spec, step, state)
     return CheckReport(state, step, resampled_differs)
 

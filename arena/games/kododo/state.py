@@ -233,7 +233,7 @@ class KododoState(GameState):
             "draw_pile": len(self.draw),
             "kododo_target": kododo_target(self.n),
             "limit": colour_limit(self.n),
-            "history": self.history,
+            "history": list(self.history),  # a copy: a view kept across steps must not grow with the game
         }
 
     def outcome(self) -> Outcome:
