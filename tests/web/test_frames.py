@@ -19,7 +19,7 @@ from arena.referee.replay import read_replay
 from arena.web.replay_source import load_game_record
 
 
-def expected_views(replay: Path, seat: int) -> list[dict]:
+def expected_views(replay: Path, seat: int) -> list[dict[str, object]]:
     """Seat's view after each step, re-played here from the file's decisions by the engine alone."""
     records = read_replay(replay)
     header = records[0]

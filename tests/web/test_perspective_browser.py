@@ -46,20 +46,22 @@ def strings(value: Any) -> Iterator[str]:
             yield from strings(v)
 
 
-def secret_hands(game: str, snapshot: dict) -> list[list[str]]:
+def secret_hands(game: str, snapshot: dict[str, Any]) -> list[list[str]]:
     """Every seat's hidden cards in the true state: its hand, and its Kodama cards in the Kodama games."""
     hands = snapshot.get("hands", [[] for _ in snapshot.get("kodama_hand", [])])
     kodama = snapshot.get("kodama_hand", [[] for _ in hands])
     return [[str(c) for c in h] + [str(k) for k in ks] for h, ks in zip(hands, kodama)]
 
 
-def engine_frames(replay: Path, seat: int) -> tuple[list[dict], list[list[list[str]]], list[list[dict]]]:
+def engine_frames(replay: Path, seat: int) -> tuple[list[dict[str, Any]], list[list[list[str]]], list[list[dict[str, Any]]]]:
     """Seat's view, every seat's hidden cards, and the events seat was sent, after each step."""
     records = read_replay(replay)
     header = records[0]
     game = header["game"]
     state = get_game(game).new_game(len(header["seats"]), header["options"], header["seed"])
-    views, hands, events = [json.loads(json.dumps(state.view(seat)))], [secret_hands(game, state.snapshot())], [[]]
+    views: list[dict[str, Any]] = [json.loads(json.dumps(state.view(seat)))]
+    hands = [secret_hands(game, state.snapshot())]
+    events: list[list[dict[str, Any]]] = [[]]
     decisions: dict[int, Any] = {}
     for r in records:
         if r["type"] == "decision":
