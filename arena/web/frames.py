@@ -1,21 +1,20 @@
-"""What the viewer shows at each step, per perspective, rebuilt by re-simulating the game.
+"""What the viewer shows at each step, per perspective, from the re-simulated game (`replay_source`).
 
-The game is replayed from the record's seed and played actions with the engine, and at every step each
-shown seat's frame is `state.view(seat)`: exactly what the game lets that seat know, built by the
-game's own allow-list. A page for seat k is built from seat k's views only, so other seats' hidden
+At every step each shown seat's frame is `state.view(seat)` of the referee's re-simulation: exactly
+what the game lets that seat know, built by the game's own allow-list. A page for seat k is built from seat k's views only, so other seats' hidden
 cards are not hidden by the page: they are never in it. The organiser's page holds every seat's view.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from arena.errors import ArenaError, IllegalAction, ReplayError
-from arena.games.base import GameState
-from arena.games.registry import get_game
-from arena.jsonvalue import JSON, dumps, loads
+
+from arena.errors import ReplayError
+from arena.jsonvalue import JSON
 from arena.referee.faults import Fault
+from arena.referee.replay import Decision
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
-from arena.web.replay_source import GameRecord
+from arena.web.replay_source import GameRecord, Step
 
 VIEWER_DATA_VERSION = 1
 
@@ -54,50 +53,21 @@ def _fault_json(fault: Fault, perspective: Perspective) -> dict[str, JSON]:
     return out
 
 
-def _new_state(record: GameRecord) -> GameState:
-    try:
-        spec = get_game(record.game)
-        if spec.version != record.game_version:
-            raise ReplayError(
-                f"the replay was recorded with {spec.name} version {record.game_version}, this arena has "
-                f"version {spec.version}: the game cannot be re-simulated"
-            )
-        return spec.new_game(len(record.players), spec.resolve_options(record.options), record.seed)
-    except ReplayError:
-        raise
-    except ArenaError as exc:
-        raise ReplayError(f"the replay's header cannot start the game: {exc}") from None
-
-
 def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]:
     """Everything the viewer page embeds: frames 0..N (N = steps) and what happened between them."""
     n = len(record.players)
     if perspective.seat is not None and not 0 <= perspective.seat < n:
         raise ReplayError(f"seat {perspective.seat} does not exist: this game has seats 0 to {n - 1}")
     shown = [s for s in range(n) if perspective.shows(s)]
-    state = _new_state(record)
-    views: dict[str, list[JSON]] = {str(s): [_frozen(state.view(s))] for s in shown}
-    labels = [round_label(record.game, state.view(shown[0]))]
-    steps: list[JSON] = []
-    for step in record.steps:
-        deciding = list(state.to_move())
-        actions = {d.seat: d.played for d in step.decisions}
-        try:
-            state.apply(actions)
-        except IllegalAction as exc:
-            raise ReplayError(f"step {step.index}: the game refuses the recorded actions ({exc}); `arena verify` checks a replay") from None
-        for s in shown:
-            views[str(s)].append(_frozen(state.view(s)))
-        labels.append(round_label(record.game, state.view(shown[0])))
-        steps.append(
-            {
-                "deciding": deciding,
-                "decisions": [_decision_json(d.seat, d.played, d.source, d.elapsed_ms, perspective) for d in step.decisions],
-                "events": [e for e in step.events if _visible(e, perspective)],
-            }
-        )
-    if state.to_move():
-        raise ReplayError(f"the replay ends after step {len(record.steps)} but the game is not over")
+    labels = [round_label(record.game, view) for view in record.views[shown[0]]]
+    steps: list[JSON] = [
+        {
+            "deciding": list(step.deciding),
+            "decisions": [_decision_json(d, step, perspective) for d in step.decisions],
+            "events": [e for e in step.events if _visible(e, perspective)],
+        }
+        for step in record.steps
+    ]
     return {
         "version": VIEWER_DATA_VERSION,
         "game": record.game,
@@ -107,7 +77,7 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         "time_control": record.time_control,
         "perspective": perspective.seat,
         "shown": shown,
-        "views": {seat: delta_encode(frames) for seat, frames in views.items()},
+        "views": {str(s): delta_encode(list(record.views[s])) for s in shown},
         "rounds": labels,
         "steps": steps,
         "faults": [_fault_json(f, perspective) for f in record.faults],
@@ -151,11 +121,6 @@ def delta_decode(deltas: list[JSON]) -> list[JSON]:
     return out
 
 
-def _frozen(view: dict[str, JSON]) -> JSON:
-    """A deep copy: a view may share lists with the state (Kododo's history), which later steps change."""
-    return loads(dumps(view))
-
-
 def _visible(event: dict[str, JSON], perspective: Perspective) -> bool:
     """A private event carries its seat as an integer "to"; a string "to" is the event's own data
     (Kolpa's `"to": "discard"`), so the event is public."""
@@ -163,10 +128,14 @@ def _visible(event: dict[str, JSON], perspective: Perspective) -> bool:
     return not isinstance(to, int) or isinstance(to, bool) or perspective.shows(to)
 
 
-def _decision_json(seat: int, played: JSON, source: str, elapsed: float | None, perspective: Perspective) -> dict[str, JSON]:
-    """Another seat's action is left out: what it revealed to everyone is in the step's public events."""
-    out: dict[str, JSON] = {"seat": seat, "source": source, "elapsed_ms": elapsed}
-    if perspective.shows(seat):
-        out["played"] = played
+def _decision_json(d: Decision, step: Step, perspective: Perspective) -> dict[str, JSON]:
+    """Another seat's action is left out: what it revealed to everyone is in the step's public events.
+    A fallback names its fault's kind (every seat sees the kinds of faults); a seat whose bot was out
+    was not asked."""
+    out: dict[str, JSON] = {"seat": d.seat, "source": d.source.value, "elapsed_ms": d.elapsed_ms,
+                            "asked": d.seat in step.asked}
+    if d.fault is not None:
+        out["fault"] = d.fault.value
+    if perspective.shows(d.seat):
+        out["played"] = d.played
     return out
-

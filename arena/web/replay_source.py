@@ -1,125 +1,109 @@
-"""Reading a replay for the viewer: the ONE place that knows today's replay file format.
+"""A replay as the viewer needs it: read by the referee's strict reader, re-simulated by its verifier.
 
-`load_game_record` is the adapter: everything else in `arena.web` sees only the typed `GameRecord`.
-When typed replay records exist in `arena.replay`, only this function needs to change.
+`load_game_record` is the adapter between `arena.referee` and `arena.web`: `load_replay` parses the
+file into typed records (format 2), and `resimulate` re-plays it with the game engine, checking every
+record as it goes (the same checks as `arena verify`). Each seat's frame at step i is
+`state.view(seat)` of the re-simulated state before step i (and after the last step for the final
+frame): what the game lets that seat know, built by the game's own allow-list. Nothing here parses
+replay JSON; a replay that does not read or does not agree with the game is a `ReplayError`.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from arena.errors import ReplayError
-from arena.jsonvalue import JSON
+from arena.games.base import GameState
+from arena.jsonvalue import JSON, dumps, loads
 from arena.referee.faults import Fault
-from arena.referee.replay import REPLAY_FORMAT, iter_replay
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One seat's decision at one step, as the referee recorded it."""
-
-    seat: int
-    played: JSON
-    source: str  # "bot" or "fallback"
-    elapsed_ms: float | None
+from arena.referee.replay import Decision, Replay, load_replay
+from arena.referee.verify import SimStep, resimulate
 
 
 @dataclass(frozen=True)
 class Step:
-    """Every decision of one step and the events the game produced from them."""
+    """One step: who decided, every decision (typed, as recorded and verified) and the step's events."""
 
     index: int
+    deciding: tuple[int, ...]
+    asked: tuple[int, ...]  # the seats sent a request (a seat whose bot was out is not asked)
     decisions: tuple[Decision, ...]
     events: tuple[dict[str, JSON], ...]
 
 
 @dataclass(frozen=True)
 class GameRecord:
-    game: str
-    game_version: str
-    game_id: str
-    options: dict[str, JSON]
-    seed: int
-    players: tuple[str, ...]
+    replay: Replay
     steps: tuple[Step, ...]
+    views: tuple[tuple[JSON, ...], ...]  # views[seat][i]: seat's view before step i; [len(steps)]: the end
     faults: tuple[Fault, ...]
-    points: tuple[float, ...]
-    ranks: tuple[int, ...]
-    game_ranks: tuple[int, ...]
-    time_control: dict[str, JSON]
 
+    @property
+    def game(self) -> str:
+        return self.replay.header.game
 
-def _int(value: Any, what: str, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ReplayError(f"{where}: {what} must be a whole number, got {value!r}")
-    return value
+    @property
+    def game_id(self) -> str:
+        return self.replay.header.game_id
+
+    @property
+    def seed(self) -> int:
+        return self.replay.header.seed
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """As each bot introduced itself (bot-controlled: clean before showing)."""
+        return tuple(seat.name for seat in self.replay.header.seats)
+
+    @property
+    def time_control(self) -> dict[str, JSON]:
+        return self.replay.header.time_control
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        return self.replay.result.points
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        return self.replay.result.ranks
+
+    @property
+    def game_ranks(self) -> tuple[int, ...]:
+        return self.replay.result.game_ranks
 
 
 def load_game_record(path: str | os.PathLike[str]) -> GameRecord:
-    """Read a replay file (format 1: JSON lines of header, commit, decision, events, fault, result)."""
-    header: dict[str, JSON] | None = None
+    """Read, verify and re-simulate the replay at `path`; ReplayError (one line, naming the file and
+    line) when it cannot be read or does not agree with the game."""
+    return game_record(load_replay(path))
+
+
+def game_record(replay: Replay) -> GameRecord:
+    n = len(replay.header.seats)
+    views: list[list[JSON]] = [[] for _ in range(n)]
     steps: list[Step] = []
-    pending: list[Decision] = []
-    faults: list[Fault] = []
-    result: dict[str, JSON] | None = None
-    for number, record in iter_replay(path):
-        where = f"{path}:{number}"
-        kind = record["type"]
-        if header is None:
-            if kind != "header":
-                raise ReplayError(f"{where}: the first record must be the header, got {kind!r}")
-            if record.get("format") != REPLAY_FORMAT:
-                raise ReplayError(f"{where}: replay format {record.get('format')!r}, this arena reads format {REPLAY_FORMAT}")
-            header = record
-        elif kind == "decision":
-            elapsed = record.get("elapsed_ms")
-            pending.append(
-                Decision(
-                    seat=_int(record.get("seat"), "seat", where),
-                    played=record.get("played"),
-                    source=str(record.get("source")),
-                    elapsed_ms=float(elapsed) if isinstance(elapsed, (int, float)) else None,
-                )
-            )
-        elif kind == "events":
-            events = record.get("events")
-            if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
-                raise ReplayError(f"{where}: an events record holds a list of objects")
-            steps.append(Step(len(steps), tuple(sorted(pending, key=lambda d: d.seat)), tuple(events)))
-            pending = []
-        elif kind == "fault":
-            try:
-                faults.append(Fault.from_json(record))
-            except (KeyError, TypeError, ValueError) as exc:
-                raise ReplayError(f"{where}: an unreadable fault record ({exc})") from None
-        elif kind == "result":
-            result = record
-    if header is None:
-        raise ReplayError(f"{path}: the replay is empty")
-    if result is None:
-        raise ReplayError(f"{path}: no result record (the replay is cut short; `arena verify` says where)")
-    seats = header.get("seats")
-    if not isinstance(seats, list):
-        raise ReplayError(f'{path}: the header\'s "seats" must be a list')
-    options = header.get("options")
-    clock = header.get("time_control")
-    return GameRecord(
-        game=str(header.get("game")),
-        game_version=str(header.get("game_version")),
-        game_id=str(header.get("game_id")),
-        options=dict(options) if isinstance(options, dict) else {},
-        seed=_int(header.get("seed"), "the seed", f"{path}:1"),
-        players=tuple(str(s.get("name", "")) if isinstance(s, dict) else "" for s in seats),
-        steps=tuple(steps),
-        faults=tuple(faults),
-        points=tuple(float(p) for p in _list(result.get("points"))),
-        ranks=tuple(int(r) for r in _list(result.get("ranks"))),
-        game_ranks=tuple(int(r) for r in _list(result.get("game_ranks"))),
-        time_control=dict(clock) if isinstance(clock, dict) else {},
-    )
+    last: SimStep | None = None
+    for sim in resimulate(replay, detail=True):
+        assert sim.state is not None  # detail=True: a copy of the state before the step
+        _add_views(views, sim.state)
+        steps.append(Step(sim.step, sim.deciding, sim.asked, sim.decisions, sim.events))
+        last = sim
+    # resimulate has now checked the result record too: the game is over and the result is the game's.
+    if last is None or last.state is None:
+        raise ReplayError(f"{replay.source}: the replay has no steps")
+    end = last.state.clone()  # the state after the last step: its verified actions applied once more
+    end.apply({d.seat: d.played for d in last.decisions})
+    _add_views(views, end)
+    return GameRecord(replay, tuple(steps), tuple(tuple(v) for v in views),
+                      tuple(f.to_fault() for f in replay.result.faults))
 
 
-def _list(value: JSON) -> list[Any]:
-    return list(value) if isinstance(value, list) else []
+def _add_views(views: list[list[JSON]], state: GameState) -> None:
+    for seat, frames in enumerate(views):
+        frames.append(_frozen(state.view(seat)))
+
+
+def _frozen(view: dict[str, JSON]) -> JSON:
+    """A deep copy: a view may share lists with its state."""
+    return loads(dumps(view))

@@ -18,11 +18,13 @@ from arena.errors import ArenaError, ReportError
 from arena.jsonvalue import JSON
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.tournament.ratings import Standing
+from arena.tournament.seating import SeatReport, seat_report
 from arena.tournament.store import Store, StoredGame
+from arena.tournament.uncertainty import Uncertainty, estimate
 from arena.web import page
 from arena.web.report_data import BySeat, HeadToHead, by_seat, game_faults, head_to_head, rating_history
 from arena.web.report_svg import rating_plot
-from arena.web.report_tables import by_seat_table, faults_section, head_to_head_table, standings_table
+from arena.web.report_tables import by_seat_table, faults_section, head_to_head_table, neighbours_table, standings_table
 from arena.web.viewer import write_viewer
 
 REPLAY_DIR = "replays"
@@ -86,8 +88,11 @@ def report_html(
     subtitle: str,
     names: list[str],
     standings: Sequence[Standing],
+    uncertainty: Uncertainty,
+    entrant_names: Sequence[str],
     h2h: HeadToHead,
     seats: BySeat,
+    neighbours: SeatReport,
     plot_svg: str,
     faults: list[dict[str, JSON]],
     bot_faults: list[tuple[str, str, str]],
@@ -97,12 +102,12 @@ def report_html(
     nav = " · ".join(f'<a href="#{a}">{t}</a>' for a, t in _NAV)
     sections = [
         f'<header><h1>{html.escape(title)}</h1><span>{html.escape(subtitle)}</span><nav>{nav}</nav></header><main>',
-        f'<section id="standings"><h2>Standings</h2>{standings_table(standings)}'
+        f'<section id="standings"><h2>Standings</h2>{standings_table(standings, uncertainty, entrant_names)}'
         "<p class=\"note\">Ranked by mu - 3 sigma (TrueSkill, games rated in schedule order), as <code>arena standings</code>.</p></section>",
         f'<section id="ratings"><h2>Rating history</h2>{plot_svg}</section>',
         f'<section id="h2h"><h2>Head to head</h2><p class="note">Row entrant finished ahead of column entrant in '
         f"<b>a</b> of the <b>m</b> games where both played (a/m).</p>{head_to_head_table(h2h, names)}</section>",
-        f'<section id="seats"><h2>Results by seat</h2>{by_seat_table(seats, names)}</section>',
+        f'<section id="seats"><h2>Results by seat</h2>{by_seat_table(seats, names)}{neighbours_table(neighbours, names)}</section>',
         f'<section id="faults"><h2>Faults</h2>{faults_section(faults, bot_faults)}</section>',
         '<section id="games"><h2>Games</h2><div id="game-controls">'
         '<label>filter <input id="game-filter" type="search" placeholder="entrant name"></label> '
@@ -128,7 +133,8 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     out = Path(out_dir)
     with Store.open_existing(Path(store_path)) as store:
         info = store.info()
-        names = [clean(n, NAME_CHARS) for n in store.entrant_names()]
+        raw_names = list(store.entrant_names())
+        names = [clean(n, NAME_CHARS) for n in raw_names]
         standings = store.standings()
         games = list(store.games())
         bot_faults = [(clean(e, NAME_CHARS), clean(k, NAME_CHARS), clean(d)) for e, k, d in store.bot_faults()]
@@ -138,14 +144,21 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         raise ReportError(f"cannot create the report folder {out}: {exc.strerror or exc} (choose another with -o)") from None
     links, written, errors = _viewer_pages(games, out) if viewers else ({}, 0, [])
     history = rating_history([g.rated() for g in games], len(names))
+    index_of = {n: i for i, n in enumerate(raw_names)}
+    # the same intervals as `arena standings` with its defaults (its seed, confidence and resamples give
+    # the same resamples); no re-rated mu intervals here: they cost seconds on a big store
+    uncertainty = estimate(games, len(names), [index_of[s.name] for s in standings], rating_resamples=0)
     subtitle = f"{info.game} · {info.stored_games}/{info.total_games} games · {len(names)} entrants"
     text = report_html(
         clean(info.name, NAME_CHARS),
         subtitle,
         names,
         standings,
+        uncertainty,
+        raw_names,
         head_to_head(games, len(names)),
         by_seat(games, len(names)),
+        seat_report(games, len(names)),
         rating_plot(history, names),
         game_faults(games, names),
         bot_faults,

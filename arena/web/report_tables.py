@@ -9,6 +9,8 @@ from arena.jsonvalue import JSON
 from arena.textsafe import LINE_CHARS, clean
 from arena.tournament import report as text_report
 from arena.tournament.ratings import Standing
+from arena.tournament.seating import SeatReport
+from arena.tournament.uncertainty import EntrantUncertainty, Uncertainty
 from arena.web.report_data import BySeat, HeadToHead
 
 # Optional fields a Standing may carry (uncertainty from a stop rule, for example) get a column each,
@@ -26,17 +28,22 @@ def _cell(value: JSON, digits: int = 2) -> str:
     return html.escape(str(value))
 
 
-def standings_table(standings: Sequence[Standing]) -> str:
+def standings_table(standings: Sequence[Standing], unc: Uncertainty | None = None, names: Sequence[str] = ()) -> str:
+    """The standings as `arena standings` prints them; with `unc` (and `names`, entrant names by index,
+    as the standings name them) two more columns: the average-rank interval and P(ahead of next)."""
     rows = [s.to_json() for s in standings]
     extra: list[str] = []
     for r in rows:
         extra += [k for k in r if k not in text_report.COLUMNS and k not in extra]
     columns = list(text_report.COLUMNS) + extra
     headers = list(text_report.HEADERS) + [OPTIONAL_HEADERS.get(k, k) for k in extra]
+    by_name = {names[e.entrant]: e for e in unc.entrants} if unc is not None else {}
+    if unc is not None:
+        headers += [f"avg rank ({unc.confidence:.0%} interval)", "P(ahead of next)"]
     out = ['<table id="standings-table" class="grid"><thead><tr>']
-    out += [f'<th{" class=name" if c == "name" else ""}>{html.escape(h)}</th>' for c, h in zip(columns, headers)]
+    out += [f'<th{" class=name" if c == "name" else ""}>{html.escape(h)}</th>' for c, h in zip(columns + ["", ""], headers)]
     out.append("</tr></thead><tbody>")
-    for r in rows:
+    for s, r in zip(standings, rows):
         out.append("<tr>")
         for c in columns:
             v = r.get(c)
@@ -46,9 +53,36 @@ def standings_table(standings: Sequence[Standing]) -> str:
                 out.append(f"<td>{int(v)}</td>")
             else:
                 out.append(f'<td data-col="{c}">{_cell(v)}</td>')
+        if unc is not None:
+            out.append(_interval_cells(by_name.get(s.name)))
         out.append("</tr>")
     out.append("</tbody></table>")
+    if unc is not None:
+        out.append(f'<p class="note" id="standings-uncertainty">{html.escape(_uncertainty_note(unc))}</p>')
     return "".join(out)
+
+
+def _interval_cells(e: EntrantUncertainty | None) -> str:
+    ar = e.avg_rank if e is not None else None
+    if ar is None:
+        cells = '<td data-col="avg_rank_interval">-</td>'
+    else:
+        cells = (f'<td data-col="avg_rank_interval" data-estimate="{ar.estimate:.6f}" data-low="{ar.low:.6f}" data-high="{ar.high:.6f}">'
+                 f'{ar.estimate:.2f} <span class="ms">[{ar.low:.2f}, {ar.high:.2f}]</span></td>')
+    p = e.p_ahead if e is not None else None
+    if p is None:
+        return cells + '<td data-col="p_ahead_of_next">-</td>'
+    return cells + f'<td data-col="p_ahead_of_next" data-p="{p:.6f}">{p:.0%}</td>'
+
+
+def _uncertainty_note(unc: Uncertainty) -> str:
+    if unc.note and all(e.avg_rank is None for e in unc.entrants):
+        return f"How sure: {unc.note}."
+    text = (f"How sure: {unc.confidence:.0%} intervals of each entrant's average rank, by bootstrap over {unc.blocks} "
+            f"deal blocks (a deal under all its seatings is one unit; {unc.resamples} resamples, seed {unc.seed}), as "
+            "arena standings shows them. P(ahead of next): the share of resamples in which the entrant's average "
+            "rank is better than the next entrant's.")
+    return text + (f" ({unc.note})" if unc.note else "")
 
 
 def head_to_head_table(h2h: HeadToHead, names: list[str]) -> str:
@@ -108,6 +142,33 @@ def by_seat_table(seats: BySeat, names: list[str]) -> str:
     for e, name in enumerate(names):
         lines = per[e] if isinstance(per, list) and isinstance(per[e], list) else []
         row(name, lines, "entrant")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def neighbours_table(seats: SeatReport, names: list[str]) -> str:
+    """Average rank of the row entrant when the column entrant sits directly before it (its right-hand
+    neighbour in play order), with the number of such games: who profits from whom."""
+    b = seats.balance
+    state = "exactly balanced" if b.exact else (
+        f"off balance: spread {b.spread} ({b.low} to {b.high} games), {b.deviation:.0%} of adjacencies would have to move")
+    out = [f'<h3>Neighbours</h3><p class="note" id="neighbour-balance">How often each entrant sat directly after each '
+           f"other one: {html.escape(state)}. Cell: average rank of the row entrant when the column entrant sits directly "
+           "before it (games in brackets).</p>"]
+    out.append('<table id="neighbour-table" class="grid"><thead><tr><th class="name">row after →</th>')
+    out += [f"<th>{html.escape(n)}</th>" for n in names]
+    out.append("</tr></thead><tbody>")
+    for a, row in enumerate(names):
+        out.append(f'<tr><th class="name">{html.escape(row)}</th>')
+        for b_ in range(len(names)):
+            v = seats.after_avg_rank[a][b_] if a < len(seats.after_avg_rank) else None
+            games = seats.next_games[b_][a] if b_ < len(seats.next_games) else 0
+            if v is None or not games:
+                out.append('<td class="none">-</td>')
+            else:
+                out.append(f'<td data-after="{b_}" data-games="{games}" data-avg-rank="{v:.6f}">{v:.2f} '
+                           f'<span class="ms">({games})</span></td>')
+        out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)
 

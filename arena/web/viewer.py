@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from arena.errors import ReplayError
+from arena.textsafe import NAME_CHARS, clean
 from arena.web import page
 from arena.web.frames import Perspective, viewer_data
 from arena.web.replay_source import GameRecord, load_game_record
@@ -33,7 +34,7 @@ def viewer_html(record: GameRecord, perspective: Perspective, back_link: str | N
     """The page for one perspective: organiser (every seat's views) or seat k (seat k's views only)."""
     data = viewer_data(record, perspective)
     back = f'<a href="{back_link}" style="color:#cde">← report</a>' if back_link else ""
-    title = f"{record.game} {record.game_id} ({perspective.label})"
+    title = f"{record.game} {clean(record.game_id, NAME_CHARS)} ({perspective.label})"
     head = page.styles(["base.css", "viewer.css"])
     body = _BODY.format(back=back) + page.data_script(data) + page.scripts(["games.js", "viewer.js"])
     return page.shell(title, head, body)

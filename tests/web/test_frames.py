@@ -15,15 +15,24 @@ from arena.referee.faults import Fault, FaultKind
 from arena.web.frames import Perspective, delta_decode, delta_encode, viewer_data
 from arena.web.page import embed_json
 from arena.games.registry import get_game
-from arena.web.replay_source import GameRecord, load_game_record
+from arena.referee.replay import read_replay
+from arena.web.replay_source import load_game_record
 
 
-def expected_views(record: GameRecord, seat: int) -> list[dict]:
-    state = get_game(record.game).new_game(len(record.players), record.options, record.seed)
+def expected_views(replay: Path, seat: int) -> list[dict[str, object]]:
+    """Seat's view after each step, re-played here from the file's decisions by the engine alone."""
+    records = read_replay(replay)
+    header = records[0]
+    state = get_game(header["game"]).new_game(len(header["seats"]), header["options"], header["seed"])
     out = [json.loads(json.dumps(state.view(seat)))]
-    for step in record.steps:
-        state.apply({d.seat: d.played for d in step.decisions})
-        out.append(json.loads(json.dumps(state.view(seat))))
+    played: dict[int, object] = {}
+    for r in records:
+        if r["type"] == "decision":
+            played[r["seat"]] = r["played"]
+        elif r["type"] == "events":
+            state.apply(played)
+            played = {}
+            out.append(json.loads(json.dumps(state.view(seat))))
     return out
 
 
@@ -38,7 +47,7 @@ def test_organiser_holds_every_view_and_seat_only_its_own(replays: dict[str, Pat
     assert sorted(whole["views"]) == ["0", "1", "2"]
     assert all(len(v) == len(record.steps) + 1 for v in whole["views"].values())
     for seat, deltas in whole["views"].items():
-        assert delta_decode(deltas) == expected_views(record, int(seat))
+        assert delta_decode(deltas) == expected_views(replays["kodama-draft"], int(seat))
     mine = viewer_data(record, Perspective(2))
     assert list(mine["views"]) == ["2"] and mine["views"]["2"] == whole["views"]["2"]
     assert mine["result"]["points"] == list(record.points)
@@ -68,6 +77,21 @@ def test_view_reports_a_broken_replay_without_traceback(replays: dict[str, Path]
     result = CliRunner().invoke(main, ["view", str(cut)])
     assert result.exit_code == 2
     assert "no result record" in result.output and "Traceback" not in result.output
+    # a replay that reads well but does not agree with the game: the re-simulation names the line
+    result_line = json.loads(lines[-1])
+    result_line["points"] = [p + 1 for p in result_line["points"]]
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("\n".join(lines[:-1] + [json.dumps(result_line, separators=(",", ":"))]) + "\n")
+    result = CliRunner().invoke(main, ["view", str(forged)])
+    assert result.exit_code == 2, result.output
+    assert f"line {len(lines)}: 'points'" in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    old_format = tmp_path / "format1.jsonl"
+    header = json.loads(lines[0])
+    header["format"] = 1
+    old_format.write_text("\n".join([json.dumps(header, separators=(",", ":"))] + lines[1:]) + "\n")
+    result = CliRunner().invoke(main, ["view", str(old_format)])
+    assert result.exit_code == 2 and "this arena reads format 2" in result.output and "Traceback" not in result.output
     result = CliRunner().invoke(main, ["view", str(replays["kolpa"]), "--seat", "7"])
     assert result.exit_code == 2 and "seat 7 does not exist" in result.output
 

@@ -7,6 +7,7 @@ step the page's DOM and text are read from a real Chromium.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
@@ -18,16 +19,20 @@ from arena.games.registry import get_game
 from arena.jsonvalue import canonical
 from arena.referee.replay import read_replay
 from arena.web.frames import delta_decode
-from tests.web.conftest import run_cli, screenshot
+from tests.web.conftest import ROOT, run_cli, screenshot
 
 READ = """() => {
   const board = document.getElementById('board');
-  const hands = {};
+  const hands = {}, kodama = {};
   document.querySelectorAll('#board [data-hand-seat]').forEach(h => {
     hands[h.dataset.handSeat] = {cards: Array.from(h.querySelectorAll('[data-card]')).map(e => e.dataset.card), text: h.innerText.trim()};
   });
-  return {text: document.body.innerText, cards: Array.from(board.querySelectorAll('[data-card]')).map(e => e.dataset.card), hands};
+  document.querySelectorAll('#board [data-kodama-seat]').forEach(h => {
+    kodama[h.dataset.kodamaSeat] = {cards: Array.from(h.querySelectorAll('[data-card]')).map(e => e.dataset.card), text: h.innerText.trim()};
+  });
+  return {text: document.body.innerText, cards: Array.from(board.querySelectorAll('[data-card]')).map(e => e.dataset.card), hands, kodama};
 }"""
+KODAMA_NAMES = {c["id"]: c["name"] for c in json.loads((ROOT / "arena/games/kodama_duo/cards.json").read_text())["kodama"]}
 
 
 def strings(value: Any) -> Iterator[str]:
@@ -41,12 +46,22 @@ def strings(value: Any) -> Iterator[str]:
             yield from strings(v)
 
 
-def engine_frames(replay: Path, seat: int) -> tuple[list[dict], list[list[list[str]]], list[list[dict]]]:
-    """Seat's view, every seat's true hand, and the events seat was sent, after each step."""
+def secret_hands(game: str, snapshot: dict[str, Any]) -> list[list[str]]:
+    """Every seat's hidden cards in the true state: its hand, and its Kodama cards in the Kodama games."""
+    hands = snapshot.get("hands", [[] for _ in snapshot.get("kodama_hand", [])])
+    kodama = snapshot.get("kodama_hand", [[] for _ in hands])
+    return [[str(c) for c in h] + [str(k) for k in ks] for h, ks in zip(hands, kodama)]
+
+
+def engine_frames(replay: Path, seat: int) -> tuple[list[dict[str, Any]], list[list[list[str]]], list[list[dict[str, Any]]]]:
+    """Seat's view, every seat's hidden cards, and the events seat was sent, after each step."""
     records = read_replay(replay)
     header = records[0]
-    state = get_game(header["game"]).new_game(len(header["seats"]), header["options"], header["seed"])
-    views, hands, events = [json.loads(json.dumps(state.view(seat)))], [json.loads(json.dumps(state.snapshot()["hands"]))], [[]]
+    game = header["game"]
+    state = get_game(game).new_game(len(header["seats"]), header["options"], header["seed"])
+    views: list[dict[str, Any]] = [json.loads(json.dumps(state.view(seat)))]
+    hands = [secret_hands(game, state.snapshot())]
+    events: list[list[dict[str, Any]]] = [[]]
     decisions: dict[int, Any] = {}
     for r in records:
         if r["type"] == "decision":
@@ -55,12 +70,24 @@ def engine_frames(replay: Path, seat: int) -> tuple[list[dict], list[list[list[s
             got = state.apply(decisions)
             decisions = {}
             views.append(json.loads(json.dumps(state.view(seat))))  # a copy: views may share lists with the state
-            hands.append(json.loads(json.dumps(state.snapshot()["hands"])))
+            hands.append(json.loads(json.dumps(secret_hands(game, state.snapshot()))))
             events.append([e.to_json() for e in got if e.visible_to(seat)])
     return views, hands, events
 
 
-@pytest.mark.parametrize("game,seat", [("kododo", 1), ("kolpa", 2)])
+def card_ids(cards: list[Any]) -> list[str]:
+    return [c if isinstance(c, str) else c["id"] for c in cards]
+
+
+def shows(text: str, game: str, card: str) -> bool:
+    """Kododo and Kolpa! codes ("B1") are quoted wherever the page names a card; Kodama ids ("B08",
+    "K03") are whole words, and a Kodama card also shows by its name."""
+    if game in ("kododo", "kolpa"):
+        return f'"{card}"' in text
+    return re.search(rf"\b{re.escape(card)}\b", text) is not None or (card in KODAMA_NAMES and KODAMA_NAMES[card] in text)
+
+
+@pytest.mark.parametrize("game,seat", [("kododo", 1), ("kolpa", 2), ("kodama-duo", 1), ("kodama-draft", 0)])
 def test_seat_page_never_shows_another_seats_hand(game: str, seat: int, replays: dict[str, Path], tmp_path: Path, page: Page) -> None:
     replay = replays[game]
     out = tmp_path / f"{game}-seat{seat}.html"
@@ -89,20 +116,33 @@ def test_seat_page_never_shows_another_seats_hand(game: str, seat: int, replays:
         held = Counter(strings(view))
         drawn = Counter(got["cards"])
         assert not drawn - held, f"step {i}: cards drawn that seat {seat}'s view does not hold: {drawn - held}"
-        assert sorted(got["hands"][str(seat)]["cards"]) == sorted(view["hand"]), f"step {i}: seat {seat}'s own hand"
+        if "hand_sizes" in view:
+            assert sorted(got["hands"][str(seat)]["cards"]) == sorted(card_ids(view["hand"])), f"step {i}: seat {seat}'s own hand"
+        else:
+            assert got["hands"] == {}
+        if "kodama" in view:
+            assert sorted(got["kodama"][str(seat)]["cards"]) == sorted(card_ids(view["kodama"])), f"step {i}: seat {seat}'s Kodama cards"
         for other in range(n):
-            if other != seat:
+            if other == seat:
+                continue
+            if "hand_sizes" in view:
                 shown = got["hands"][str(other)]
                 assert shown["cards"] == [], f"step {i}: seat {other}'s hand is shown"
                 assert shown["text"] == ("empty hand" if view["hand_sizes"][other] == 0 else ""), f"step {i}: seat {other}'s hand"
-        # text: no card of another seat's hand that seat k never legitimately saw appears quoted
+            if "kodama" in view:
+                assert got["kodama"][str(other)] == {"cards": [], "text": "hidden"}, f"step {i}: seat {other}'s Kodama cards"
+        # text: no card of another seat's hand that seat k never legitimately saw (in its views or the
+        # events it was sent) appears
+        seen.update(held)
         for e in events[i]:
             seen.update(strings(e))
-        known = held + seen
-        hidden = {c for other in range(n) if other != seat for c in hands[i][other]} - set(known)
-        leaked = [c for c in hidden if f'"{c}"' in got["text"]]
+        hidden = {c for other in range(n) if other != seat for c in hands[i][other]} - set(seen)
+        assert hidden or i, "nothing hidden at the start: the check would be empty"
+        leaked = [c for c in hidden if shows(got["text"], game, c)]
         assert leaked == [], f"step {i}: the page text holds other seats' hidden cards {leaked}"
         if i == len(views) // 2:
             screenshot(page, f"viewer-{game}-seat{seat}")
-    # and the raw file: no other seat's hand at the start (five distinct hidden cards at least once)
-    assert all(f'"hand":{json.dumps(hands[0][other], separators=(",", ":"))}' not in html for other in range(n) if other != seat)
+    # and the file: a card of another seat that seat k never saw in the whole game is nowhere in it
+    never = {c for hs in hands for other in range(n) if other != seat for c in hs[other]} - set(seen)
+    assert not never & set(strings(data)), f"the page's data holds cards seat {seat} never saw: {never & set(strings(data))}"
+    assert [c for c in never if f'"{c}"' in html] == []

@@ -130,3 +130,47 @@ def test_optional_standing_fields_get_their_own_columns() -> None:
     assert '<td data-col="ci_low">17.25</td><td data-col="ci_high">22.75</td>' in html
     plain = standings_table([Standing(1, "alpha", 10.0, 20.0, 3.3, 5, 2.0, 7.5, 1.8, 0)])
     assert "CI low" not in plain
+
+
+def test_report_standings_hold_the_intervals_arena_standings_prints(store_path: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    printed = CliRunner().invoke(main, ["standings", str(store_path), "--json", "--rating-resamples", "0"])
+    assert printed.exit_code == 0, printed.output
+    expected = json.loads(printed.output)
+    order = [s["name"] for s in expected["standings"]]
+    entrants = expected["uncertainty"]["entrants"]
+    text = build_report(store_path, tmp_path / "rep").index.read_text(encoding="utf-8")
+    table = re.search(r'<table id="standings-table".*?</table>', text, re.S).group(0)  # type: ignore[union-attr]
+    assert "avg rank (95% interval)</th><th>P(ahead of next)</th>" in table
+    rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S)
+    assert len(rows) == 3
+    for name, row in zip(order, rows):
+        est, low, high = (float(x) for x in re.search(  # type: ignore[union-attr]
+            r'data-col="avg_rank_interval" data-estimate="([-\d.]+)" data-low="([-\d.]+)" data-high="([-\d.]+)"', row).groups())
+        assert [est, low, high] == pytest.approx(entrants[name]["avg_rank"], abs=1e-6)
+        assert low <= est <= high and low < high
+        p = re.search(r'data-col="p_ahead_of_next"(?: data-p="([\d.]+)")?', row).group(1)  # type: ignore[union-attr]
+        if entrants[name]["p_ahead_of_next"] is None:
+            assert p is None
+        else:
+            assert float(p) == pytest.approx(entrants[name]["p_ahead_of_next"], abs=1e-6)
+    # by hand: the average ranks over the three games (alpha 1, 3, 1; beta 2, 1, 3; gamma 3, 1, 2)
+    ests = {name: entrants[name]["avg_rank"][0] for name in order}
+    assert ests == {"alpha": pytest.approx(5 / 3), "beta": pytest.approx(2.0), NAMES[2]: pytest.approx(2.0)}
+    assert p is None  # the last entrant has no next
+    assert "bootstrap over 3 deal blocks" in text
+
+
+def test_report_neighbours_by_hand(store_path: Path, tmp_path: Path) -> None:
+    text = build_report(store_path, tmp_path / "rep").index.read_text(encoding="utf-8")
+    table = re.search(r'<table id="neighbour-table".*?</table>', text, re.S).group(0)  # type: ignore[union-attr]
+    rows = re.findall(r"<tr><th class=\"name\">.*?</tr>", table.split("<tbody>")[1], re.S)
+    cells = [re.findall(r'data-after="(\d)" data-games="(\d+)" data-avg-rank="([\d.]+)"', r) for r in rows]
+    # game 0 (A B C; 1 2 3), game 1 (B C A; 1 1 3), game 2 (C A B; 2 1 3): in play order each entrant
+    # always sits after the same one: A after C (ranks 1, 3, 1), B after A (2, 1, 3), C after B (3, 1, 2)
+    assert [[(int(a), int(g), round(float(v), 4)) for a, g, v in row] for row in cells] == [
+        [(C, 3, round(5 / 3, 4))], [(A, 3, 2.0)], [(B, 3, 2.0)]]
+    assert "off balance: spread 3 (0 to 3 games)" in text

@@ -63,7 +63,11 @@
     for (var s = 0; s < ctx.n; s++) {
       var disp = p.displays[s];
       var d = '<div class="display">';
-      Object.keys(disp).forEach(function (col) { d += '<div class="stack">' + cards(disp[col]) + "</div>"; });
+      Object.keys(disp).forEach(function (col) {  // a pile shows its top card only (the covered ones are hidden)
+        var top = disp[col];
+        d += '<div class="stack" title="' + esc(COLOURS[col] || col) + ' pile">' +
+          (top === null || top === undefined ? '<span class="card slot c-' + esc(col) + '"></span>' : card(top)) + "</div>";
+      });
       d += "</div>";
       h += seatBox(ctx, s, p.scores[s], hand(ctx, s) + '<div class="label">display</div>' + d);
     }
@@ -123,9 +127,12 @@
     for (var s = 0; s < ctx.n; s++) {
       var v = ctx.views[s];
       var body = "";
-      if (p.hand_sizes) { body += '<div class="label">hand</div><div class="hand" data-hand-seat="' + s + '">' + (v ? (v.hand || []).map(branch).join("") : backs(p.hand_sizes[s])) + "</div>"; }
+      if (p.hand_sizes) {
+        var inner = v ? (v.hand || []).map(branch).join("") : backs(p.hand_sizes[s]);
+        body += '<div class="label">hand</div><div class="hand" data-hand-seat="' + s + '">' + (inner || '<span class="empty">empty hand</span>') + "</div>";
+      }
       if (p.held && p.held[s] && p.held[s].length) { body += '<div class="label">held</div>' + p.held[s].map(function (c) { return typeof c === "string" ? c : branch(c); }).join(""); }
-      body += '<div class="label">Kodama cards</div><div class="hand">' + (v ? kodamaCards(v.kodama) : '<span class="empty">hidden</span>') + "</div>";
+      body += '<div class="label">Kodama cards</div><div class="hand" data-kodama-seat="' + s + '">' + (v ? kodamaCards(v.kodama) : '<span class="empty">hidden</span>') + "</div>";
       var t = p.trees.filter(function (x) { return x.seat === s; })[0];
       if (t) { body += tree(t); }
       h += seatBox(ctx, s, p.scores[s], body);

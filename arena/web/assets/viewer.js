@@ -79,7 +79,8 @@
       st.decisions.forEach(function (d) {
         side += "<li>seat " + d.seat + " " + esc(data.players[d.seat]) + ": " +
           (d.played !== undefined ? "<code>" + esc(JSON.stringify(d.played)) + "</code> " : "") +
-          (d.source === "fallback" ? '<span class="fallback">fallback</span> ' : "") +
+          (d.source === "fallback" ? '<span class="fallback">fallback' + (d.fault ? " (" + esc(d.fault) + ")" : "") + "</span> " : "") +
+          (d.source === "recorded" ? '<span class="ms">recorded</span> ' : "") + (d.asked === false && d.source !== "recorded" ? '<span class="ms">not asked</span> ' : "") +
           (d.elapsed_ms === null ? "" : "<span class=\"ms\">" + d.elapsed_ms.toFixed(1) + " ms</span>") + "</li>";
       });
       side += "</ul><h3>Events</h3><ul class=\"events\">";
