@@ -78,7 +78,7 @@ def check_game(
     if state.num_seats != seats:
         _fail(spec, 0, f"num_seats is {state.num_seats}, expected {seats}")
     resampled_differs = False
-    kept: list[tuple[int, Seat, Any, str]] = []  # views handed out, with what they said then
+    kept: list[tuple[int, Seat, Any, bytes]] = []  # views handed out, with what they said then
     step = 0
     while True:
         if dumps(state.snapshot()) != dumps(twin.snapshot()):
