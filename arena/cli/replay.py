@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import shlex
 
 import click
 
 from arena.cli import main
-from arena.cli.play import _close_all, _print_result, _render_log, parse_command
+from arena.cli.play import _close_all, _print_result, _render_log
 from arena.errors import BranchError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str
@@ -28,7 +29,13 @@ def parse_seat(text: str) -> tuple[int, SeatChoice]:
         raise BranchError(f"--seat {clean(text, 200)!r}: write it as SEAT=CMD or SEAT=recorded, e.g. --seat 1='python3 bot.py'")
     if rest.strip() == Play.RECORDED.value:
         return int(seat), Play.RECORDED
-    return int(seat), parse_command(rest, int(seat))
+    try:
+        argv = tuple(shlex.split(rest))
+    except ValueError as exc:
+        raise BranchError(f"--seat {clean(text, 200)!r}: cannot split the command ({exc}); check its quotes") from None
+    if not argv:
+        raise BranchError(f"--seat {clean(text, 200)!r}: give the command that plays seat {int(seat)}, or `recorded`")
+    return int(seat), argv
 
 
 def default_output(replay: str, step: int) -> str:
