@@ -207,3 +207,22 @@ def test_plan_errors_are_one_line_and_name_what_to_fix(tmp_path: Path, start_bot
     (tmp_path / "junk.jsonl").write_text("not json\n")
     with pytest.raises(ReplayError):
         plan_branch(str(tmp_path / "junk.jsonl"), 0, {})
+
+
+def test_with_the_original_bots_every_branch_point_gives_the_original_game(tmp_path: Path, start_bots: StartBots) -> None:
+    """Recorded prefix + live rest = the original, wherever the branch point is; a branch of a branch too."""
+    orig_path = original(tmp_path, start_bots, "kododo", det("a"), det("b"), det("c"))
+    orig = load_replay(orig_path)
+    steps = verify_replay(orig).steps
+    for k in (1, steps // 3, steps - 1):
+        out = tmp_path / f"b{k}.jsonl"
+        branch(plan_branch(str(orig_path), k, {}), out, start_bots)
+        new = load_replay(out)
+        assert played(new) == played(orig) and events(new) == events(orig), k
+        assert new.result.points == orig.result.points and verify_replay(new).branch_of == orig.sha256
+        assert [d.step for d in decisions(new) if d.source is Source.RECORDED] == [d.step for d in decisions(orig) if d.step < k]
+    first = tmp_path / f"b{steps // 3}.jsonl"
+    again = tmp_path / "again.jsonl"
+    branch(plan_branch(str(first), steps - 2, {}), again, start_bots)
+    twice = load_replay(again)
+    assert verify_replay(twice).branch_of == load_replay(first).sha256 and played(twice) == played(orig)
