@@ -82,3 +82,7 @@ class RunnerError(ArenaError):
 
 class ReportError(ArenaError):
     """The HTML report or a viewer page cannot be written."""
+
+
+class BranchError(ReplayError):
+    """A branch that cannot be played from a replay: a step or a seat it does not have."""

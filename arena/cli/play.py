@@ -172,7 +172,7 @@ def _render_log(path: str) -> list[str]:
                 name, version = clean(seat["name"], NAME_CHARS), clean(seat["version"], NAME_CHARS)
                 lines.append(f"  seat {seat['seat']}: {name} {version}  ({clean(' '.join(seat['command']))})")
         elif kind == "decision":
-            mark = "" if record["source"] == "bot" else "  <- fallback"
+            mark = {"bot": "", "recorded": "  (recorded)"}.get(record["source"], "  <- fallback")
             elapsed = record.get("elapsed_ms")
             timing = f"{elapsed:8.2f} ms" if elapsed is not None else "       - ms"
             lines.append(f"  step {record['step']:>3} seat {record['seat']}: {timing}  {dumps_str(record['played'])}{mark}")

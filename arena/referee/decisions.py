@@ -9,9 +9,16 @@ late (an answer to a request that timed out: ignored); a bad line (not UTF-8, no
 budget, or an answer outside the protocol's bounds), which stands for the pending request's answer if
 one is pending and is otherwise a fault of its own; or an unexpected answer (a second one, one to an id
 never asked, or one read before its request was written), which is ignored and recorded.
+
+In a branch's recorded steps (`scripted`, see `arena.referee.script`) answers are read and settled as
+usual but count for nothing: they are not committed, and the faults about them are dropped. A fault
+that concerns the bot itself (it crashed, flooded, left orphans) is held and recorded at the branch
+point, the first step where the bot's answers count.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from arena.jsonvalue import JSON, loads
 from arena.protocol import ProtocolViolation, parse_answer
@@ -20,6 +27,10 @@ from arena.referee.faults import Fault, FaultKind
 from arena.referee.replay import ReplayWriter
 from arena.referee.session import Classification
 from arena.referee.transport import Arrival, ArrivalKind, BotHandle, Transport
+
+# Faults about one answer: in a branch's recorded steps the answers are ignored, and so are these.
+ANSWER_FAULTS = frozenset({FaultKind.TIMEOUT, FaultKind.MALFORMED_JSON, FaultKind.INVALID_UTF8, FaultKind.LINE_TOO_LONG,
+                           FaultKind.ILLEGAL_ACTION, FaultKind.UNEXPECTED_ANSWER})
 
 
 class Seat:
@@ -66,6 +77,8 @@ class Judge:
         self.faults: list[Fault] = []
         self.step = -1
         self.secret = False  # several seats decide this step: answers are committed as they arrive
+        self.scripted = False  # a branch's recorded step: answers are read, and ignored
+        self.held: list[Fault] = []  # faults of the recorded steps, for the branch point
 
     # --- reading ----------------------------------------------------------------------------------
 
@@ -163,7 +176,7 @@ class Judge:
         elapsed = self._settle(seat, at)
         seat.answered = True
         seat.action = action
-        if self.replay is not None and seat.rid is not None:
+        if self.replay is not None and seat.rid is not None and not self.scripted:
             # Committed the moment it arrives, before the barrier: the replay proves the order.
             seat.salt = self.replay.commit(self.step, seat.index, seat.rid, action, flush=self.secret)
 
@@ -198,9 +211,24 @@ class Judge:
 
     def fault(self, seat: Seat, kind: FaultKind, rid: int | None, detail: str) -> None:
         fault = Fault.bounded(seat.index, kind, self.step, rid, detail, seat.bot.stderr_tail())
+        if self.scripted:
+            if kind not in ANSWER_FAULTS:
+                self.held.append(fault)
+            return
+        self.record(fault)
+
+    def record(self, fault: Fault) -> None:
         self.faults.append(fault)
         if self.replay is not None:
             self.replay.fault(fault)
+
+    def release(self) -> None:
+        """At a branch point: record the faults held during the recorded steps, as of this step."""
+        for fault in self.held:
+            detail = f"at step {fault.step}, a recorded step of the branch: {fault.detail}"
+            self.record(dataclasses.replace(Fault.bounded(fault.seat, fault.kind, self.step, None, detail),
+                                            stderr_tail=fault.stderr_tail))
+        self.held = []
 
     def remove(self, seat: Seat) -> tuple[int | None, bool]:
         """Take a seat's bot out of the game for good: kill its group; fallbacks from now on."""

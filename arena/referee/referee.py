@@ -15,6 +15,9 @@ and after it every remaining decision is the fallback, without asking the bots.
 
 The clock and the transport are injected (`play_game(clock=..., transport=...)`), so tests drive time
 exactly; by default they are `time.monotonic` and a `SelectorTransport` over the bots' pipes.
+
+A branch (`script=`, see `arena.referee.script`) plays the original game's recorded actions before
+its branch point: the requests are sent and the answers read as in any step, and ignored.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from arena.referee.decisions import Judge, Seat
 from arena.referee.faults import FaultKind, FaultPolicy
 from arena.referee.replay import Header, ReplayWriter, SeatInfo
 from arena.referee.result import GameResult, apply_policy
+from arena.referee.script import Script
 from arena.referee.transport import BotHandle, SelectorTransport, Transport
 from arena.rng import derive_seed
 
@@ -52,6 +56,7 @@ class _Game:
         game_id: str,
         clock: Clock,
         transport: Transport,
+        script: Script | None = None,
     ) -> None:
         self.spec = spec
         self.seed = seed
@@ -62,6 +67,7 @@ class _Game:
         self.game_id = game_id
         self.clock = clock
         self.transport = transport
+        self.script = script
         self.state: GameState = spec.new_game(len(bots), options, seed)
         self.seats = [Seat(i, bot, SeatClock.new(time_control)) for i, bot in enumerate(bots)]
         self.judge = Judge(self.seats, transport, clock, replay)
@@ -87,7 +93,12 @@ class _Game:
                 break
             self.step += 1
             self.judge.step = self.step
+            if self.script is not None:
+                self.judge.scripted = self.script.scripted(self.step)
+                if self.step == self.script.at_step:
+                    self.judge.release()
             self._play_step(deciding)
+        self.judge.scripted = False
         self.judge.step = self.step = -1
         outcome = state.outcome()
         faults = self.judge.faults
@@ -120,7 +131,7 @@ class _Game:
             for s in self.seats
         )
         return Header(PROTOCOL_VERSION, self.spec.name, self.spec.version, self.game_id, self.options, self.seed,
-                      seats, self.time_control.to_json(), self.policy)
+                      seats, self.time_control.to_json(), self.policy, self.script.branch if self.script else None)
 
     def _begin(self) -> None:
         names = [seat.bot.name for seat in self.seats]
@@ -239,9 +250,12 @@ class _Game:
         seats = self.seats
         actions: dict[int, JSON] = {}
         from_bot: set[int] = set()
+        script = self.script if self.judge.scripted else None
         for s in deciding:
             seat = seats[s]
-            if seat.answered:
+            if script is not None:  # a recorded step of a branch: the bots' answers count for nothing
+                actions[s] = script.actions[(self.step, s)]
+            elif seat.answered:
                 actions[s] = seat.action
                 from_bot.add(s)
             else:
@@ -261,6 +275,9 @@ class _Game:
         if replay is not None:
             for s in deciding:
                 seat = seats[s]
+                if script is not None:
+                    replay.recorded(self.step, s, actions[s])
+                    continue
                 replay.decision(step=self.step, seat=s, request_id=seat.rid, answered=seat.answered, answer=seat.action,
                                 salt=seat.salt, played=actions[s], from_bot=s in from_bot, elapsed_ms=seat.elapsed_ms)
         self.decisions += len(deciding)
@@ -318,9 +335,11 @@ def play_game(
     game_id: str | None = None,
     clock: Clock = time.monotonic,
     transport: Transport | None = None,
+    script: Script | None = None,
 ) -> GameResult:
     """Play one game; `bots[i]` holds seat i. The bots stay running for the next game (close them
-    yourself); a bot that crashed or flooded is dead afterwards (`alive` is False): restart it."""
+    yourself); a bot that crashed or flooded is dead afterwards (`alive` is False): restart it.
+    `script`: play a branch of a recorded game, its recorded actions before `script.at_step`."""
     spec = get_game(game) if isinstance(game, str) else game
     spec.check_seats(len(bots))
     if len({id(bot) for bot in bots}) != len(bots):
@@ -332,7 +351,7 @@ def play_game(
     replay = ReplayWriter(replay_path) if replay_path is not None else None
     match = None
     try:
-        match = _Game(spec, bots, int(seed), resolved, time_control, policy, replay, gid, clock, link)
+        match = _Game(spec, bots, int(seed), resolved, time_control, policy, replay, gid, clock, link, script)
         return match.run()
     finally:
         if match is not None:

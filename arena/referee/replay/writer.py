@@ -116,6 +116,10 @@ class ReplayWriter:
             record = Decision(step, seat, Source.FALLBACK, played, request_id, kind, elapsed_ms=elapsed)
         self.write(record)
 
+    def recorded(self, step: int, seat: int, played: JSON) -> None:
+        """A decision copied from the original game, in a branch's steps before its branch point."""
+        self.write(Decision(step, seat, Source.RECORDED, played))
+
     def events(self, step: int, events: Sequence[dict[str, JSON]]) -> None:
         self.write(Events(step, tuple(events)))
 
