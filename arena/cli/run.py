@@ -37,8 +37,11 @@ def run_command(config: str, fresh: bool, concurrency: int | None, restart_bots:
         f"{cfg.name}: {summary.stored}/{summary.total} games stored in {summary.store} "
         f"({summary.played} played now in {summary.duration_s:.1f} s{rate}{reused})"
     )
-    if summary.stopped_after_round is not None:
-        click.echo(f"stopped after round {summary.stopped_after_round + 1} of {cfg.schedule.rounds} by the stop rule")
+    if summary.stop is not None:
+        unplayed = summary.total - summary.stop.games
+        click.echo(f"{summary.stop.line()} ({unplayed} of {summary.total} scheduled games not played)")
+    elif summary.stop_state is not None:
+        click.echo(f"the stop rule did not stop the run: {summary.stop_state}")
     click.echo(report.table(summary.standings))
     if summary.bot_faults:
         click.echo(report.bot_faults([(name, f.kind.value, f.detail) for name, f in summary.bot_faults]), err=True)

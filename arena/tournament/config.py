@@ -33,7 +33,9 @@ from arena.tournament import schedule as sched
 from arena.tournament.config_reader import Reader as _Reader
 from arena.tournament.config_reader import join as _join
 from arena.tournament.config_reader import kind as _kind
+from arena.tournament.config_stop import read_stop
 from arena.tournament.schedule import Fill, Format, Rotations, ScheduleError, ScheduleSpec
+from arena.tournament.stoprule import StopRule
 
 # Arguments with these suffixes are taken to be script files and must exist (e.g. `{python} bot.py`).
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".jar", ".php", ".sh")
@@ -86,6 +88,7 @@ class TournamentConfig:
     replays: Path | None
     raw: Mapping[str, JSON] = field(repr=False, default_factory=dict)
     report: Path | None = None  # output.report: the HTML report folder `arena run` writes at the end
+    stop: StopRule | None = None  # stop: end the round-robin once its ranking is settled (config_stop.py)
 
     @property
     def names(self) -> list[str]:
@@ -111,8 +114,8 @@ class TournamentConfig:
     def identity(self) -> dict[str, JSON]:
         """What decides the games played and their results.
 
-        Left out on purpose: concurrency, restart_bots and output paths (how a run goes, not what it
-        plays), and the resolved interpreter path (so a store survives a new virtual environment).
+        Left out on purpose: concurrency, restart_bots, output paths and the stop rule (how a run goes,
+        not what a game is), and the resolved interpreter path (so a store survives a new virtual environment).
         """
         return {
             **self.rules(),
@@ -161,6 +164,7 @@ TOP_KEYS = {
     "root",
     "output",
     "sandbox",
+    "stop",
 }
 
 
@@ -226,6 +230,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
 
     seed = r.integer(top.get("seed", 0), "seed", minimum=0)
     schedule_spec = _schedule(r, top.get("schedule"), entrants, players, seed)
+    stop = read_stop(r, top.get("stop"), schedule_spec.rounds)
 
     time_control = r.section(
         top.get("time_control"),
@@ -280,6 +285,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         replays=replays.resolve() if replays is not None else None,
         raw=top,
         report=report.resolve() if report is not None else None,
+        stop=stop,
     )
 
 

@@ -130,7 +130,7 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         info = store.info()
         names = [clean(n, NAME_CHARS) for n in store.entrant_names()]
         standings = store.standings()
-        games = list(store.games())
+        games = store.counted_games()  # the games the standings count (all, unless the stop rule ended the run)
         bot_faults = [(clean(e, NAME_CHARS), clean(k, NAME_CHARS), clean(d)) for e, k, d in store.bot_faults()]
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -138,7 +138,9 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         raise ReportError(f"cannot create the report folder {out}: {exc.strerror or exc} (choose another with -o)") from None
     links, written, errors = _viewer_pages(games, out) if viewers else ({}, 0, [])
     history = rating_history([g.rated() for g in games], len(names))
-    subtitle = f"{info.game} · {info.stored_games}/{info.total_games} games · {len(names)} entrants"
+    subtitle = f"{info.game} · {info.counted_games}/{info.total_games} games · {len(names)} entrants"
+    if info.stop is not None:
+        subtitle += f" · stopped after round {info.stop.after_round + 1} of {info.stop.rounds} by the stop rule"
     text = report_html(
         clean(info.name, NAME_CHARS),
         subtitle,
