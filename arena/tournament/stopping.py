@@ -56,7 +56,12 @@ class SettledHook:
         done = sum(1 for p in d.pairs if p.p <= d.level)
         weakest = max(d.pairs, key=lambda p: p.p)
         scope = "adjacent pairs" if self.rule.top is None else f"pairs deciding the top {self.rule.top}"
-        verdict = "settled" if d.stop else "not settled"
+        if d.stop:
+            verdict = "settled"
+        elif done == len(d.pairs) and d.rounds >= self.rounds:
+            verdict = "settled only by the last round"  # nothing left to save
+        else:
+            verdict = "not settled"
         sign = "<=" if weakest.p <= d.level else ">"
         return (
             f"{verdict} after {d.rounds} rounds: {done}/{len(d.pairs)} {scope} ordered at confidence "
