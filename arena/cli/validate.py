@@ -31,7 +31,7 @@ def validate_command(config: str) -> None:
         f"  clocks: {tc.decision_ms} ms a decision, {bank}, +{tc.increment_ms} ms, start-up {tc.startup_ms} ms; "
         f"limits: {memory}, {cpu}; fingerprint {cfg.fingerprint()}"
     )
-    click.echo(f"  {describe(cfg.stop)}")
+    click.echo(f"  {describe(cfg.stop, spec.rounds)}")
     sandboxed = [e.name for e in cfg.entrants if e.sandbox.enabled]
     plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
     click.echo(f"sandboxed entrants: {', '.join(sandboxed) or 'none'}; unsandboxed: {', '.join(plain) or 'none'}")

@@ -230,7 +230,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
 
     seed = r.integer(top.get("seed", 0), "seed", minimum=0)
     schedule_spec = _schedule(r, top.get("schedule"), entrants, players, seed)
-    stop = read_stop(r, top.get("stop"), schedule_spec.rounds)
+    stop = read_stop(r, top.get("stop"))
 
     time_control = r.section(
         top.get("time_control"),
