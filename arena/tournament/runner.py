@@ -31,6 +31,7 @@ from typing import Callable, TextIO
 
 from arena.errors import ArenaError, OutputError, RunnerError
 from arena.referee.faults import Fault
+from arena.textsafe import NAME_CHARS, clean
 from arena.tournament import schedule as sched
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import Executor, InlineExecutor
@@ -146,7 +147,7 @@ def run(
 
         def leader() -> str:
             top = leaderboard(ratings.current(), names)[0]
-            return f"{top.name} ({top.score:.2f})"
+            return f"{clean(top.name, NAME_CHARS)} ({top.score:.2f})"
 
         state = _Coordinator(store, ratings.add, progress, leader, notices if notices is not None else sys.stderr)
         ends = {g.round: g.index + 1 for g in schedule}  # one past each round's last index

@@ -18,9 +18,14 @@ from arena.errors import ConfigError
 from arena.jsonvalue import loads
 from arena.tournament import config as tconfig
 from arena.tournament import report, runner
-from arena.tournament.ratings import Standing
-from arena.tournament.stoprule import StopRule
-from arena.tournament.store import Store
+from arena.tournament.ratings import RatingBook, RatingModel, Standing
+from arena.tournament.rounds import RoundEnd, RoundGame
+from arena.tournament.stopping import SettledHook
+from arena.tournament.stoprule import StopRule, stopping_round
+from arena.tournament.store import StopRecord, Store
+from arena.web.report_page import build_report
+
+from bench.simfield import Field, tournament
 
 from .test_runner import ARENA, _bots_running, _group_gone, _stored, _wait_for
 from .tournament_helpers import BOT, REPO, det_entrants
@@ -210,6 +215,12 @@ def test_games_of_later_rounds_stored_without_the_rule_are_not_counted(
     with Store.open_existing(tmp_path / "all.sqlite") as store:
         assert [g.index for g in store.counted_games()] == list(range(ref.stop.games))
         assert store.info().stored_games == 30
+    text = CliRunner().invoke(main, ["standings", "--rating-resamples", "0", str(tmp_path / "all.sqlite")]).output
+    assert f"clear (kododo): {ref.stop.games}/30 games\n{ref.stop.line()}\n" in text
+    page = build_report(tmp_path / "all.sqlite", tmp_path / "report", viewers=False)
+    assert page.games == ref.stop.games
+    html = page.index.read_text(encoding="utf-8")
+    assert f"{ref.stop.games}/30 games" in html and f"stopped after round {ref.stop.after_round + 1} of 10" in html
     # Without the rule again, the run counts every game it holds.
     plain = runner.run(tconfig.load(write_config(full, "all.yaml")), concurrency=1, quiet=True)
     assert plain.stop is None and plain.standings == whole.standings
@@ -244,3 +255,29 @@ def test_arena_run_prints_a_clean_table_for_a_name_with_an_escape_code(write_con
     table = lines[start : start + 5]  # header, rule, three entrants
     assert "\x1b" not in result.output and "badname" in result.output
     assert len({len(line) for line in table}) == 1, table  # the last column is right-aligned: every line ends together
+
+
+# --- the hook against the pure rule --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strengths", [(0.0, 1.0, 2.0, 3.0), (0.0, 0.0, 0.0, 2.0), (0.0, 0.0, 0.0, 0.0)])
+@pytest.mark.parametrize("top", [None, 1])
+def test_the_hook_asked_round_by_round_stops_where_the_pure_rule_does(strengths: tuple[float, ...], top: int | None) -> None:
+    rounds = 24
+    games = tournament(Field(strengths, seats=4), rounds, seed=5)
+    rule = StopRule(0.95, 4, top)
+    hook = SettledHook(rule, [f"e{i}" for i in range(4)], rounds)
+    stopped_after = None
+    for r in range(rounds):
+        done = [RoundGame(g.index, g.round, g.table, g.seats, g.ranks) for g in games if g.round <= r]
+        if hook(RoundEnd(r, rounds, len(done), RatingBook.new(RatingModel(), 4), done)):
+            stopped_after = r
+            break
+    expected = stopping_round(games, 4, rounds, rule)
+    assert (stopped_after + 1 if stopped_after is not None else rounds) == expected
+    if strengths == (0.0, 1.0, 2.0, 3.0) or (top == 1 and strengths[-1] > 0):
+        assert stopped_after is not None  # a clear field (or a clear winner, with top 1) is stopped early
+    if stopped_after is not None:
+        assert hook.stopped is not None and hook.progress().endswith("STOP") and hook.state().startswith("settled after")
+        record = hook.record(stopped_after, 999)
+        assert StopRecord.from_json(record.to_json()) == record
