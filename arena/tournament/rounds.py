@@ -73,10 +73,6 @@ class RoundGate:
         self.stopped_after: int | None = None
         self._advance()
 
-    def end_index(self, rnd: int) -> int:
-        """One past the last schedule index of round `rnd` (rounds are consecutive runs of indices)."""
-        return self.ranges[rnd][1] + 1
-
     @property
     def stopped(self) -> bool:
         return self.stopped_after is not None
