@@ -41,7 +41,8 @@ def run_command(config: str, fresh: bool, concurrency: int | None, restart_bots:
         unplayed = summary.total - summary.stop.games
         click.echo(f"{summary.stop.line()} ({unplayed} of {summary.total} scheduled games not played)")
     elif summary.stop_state is not None:
-        click.echo(f"the stop rule did not stop the run: {summary.stop_state}")
+        said = "the stop rule so far" if summary.interrupted else "the stop rule did not stop the run"
+        click.echo(f"{said}: {summary.stop_state}")
     click.echo(report.table(summary.standings))
     if summary.bot_faults:
         click.echo(report.bot_faults([(name, f.kind.value, f.detail) for name, f in summary.bot_faults]), err=True)

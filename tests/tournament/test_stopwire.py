@@ -89,6 +89,8 @@ def test_stop_parses_into_a_stop_rule_outside_the_fingerprint(write_config: Call
     assert with_rule.fingerprint() == plain.fingerprint()  # the same games, however many are played
     defaults = tconfig.load(write_config({**clear_field(), "stop": {}}, "c.yaml"))
     assert defaults.stop == StopRule()
+    assert tconfig.load(write_config({**clear_field(), "stop": True}, "d.yaml")).stop == StopRule()
+    assert tconfig.load(write_config({**clear_field(), "stop": None}, "e.yaml")).stop is None
 
 
 @pytest.mark.parametrize(
