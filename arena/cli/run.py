@@ -58,8 +58,12 @@ def run_command(
     boxed = sum(1 for e in cfg.entrants if e.sandbox.enabled)
     what = " (no network, own PID namespace, bot folder read-only; `arena validate` lists all)" if boxed else ""
     click.echo(f"sandbox: {boxed} of {len(cfg.entrants)} entrants sandboxed{what}")
-    if summary.stopped_after_round is not None:
-        click.echo(f"stopped after round {summary.stopped_after_round + 1} of {cfg.schedule.rounds} by the stop rule")
+    if summary.stop is not None:
+        unplayed = summary.total - summary.stop.games
+        click.echo(f"{summary.stop.line()} ({unplayed} of {summary.total} scheduled games not played)")
+    elif summary.stop_state is not None:
+        said = "the stop rule so far" if summary.interrupted else "the stop rule did not stop the run"
+        click.echo(f"{said}: {summary.stop_state}")
     click.echo(report.table(summary.standings))
     if summary.bot_faults:
         click.echo(report.bot_faults([(name, f.kind.value, f.detail) for name, f in summary.bot_faults]), err=True)

@@ -38,7 +38,7 @@ def standings_command(
         info = store.info()
         standings = store.standings()
         bot_faults = store.bot_faults()
-        games = list(store.games())
+        games = store.counted_games()
     names = list(info.entrants)
     index = {n: i for i, n in enumerate(names)}
     unc = estimate(games, len(names), [index[s.name] for s in standings], confidence=confidence, resamples=resamples,
@@ -49,8 +49,9 @@ def standings_command(
         meta = {
             "tournament": info.name,
             "game": info.game,
-            "games": info.stored_games,
+            "games": info.counted_games,
             "scheduled": info.total_games,
+            "stop": info.stop.to_json() if info.stop is not None else None,
             "bot_faults": [{"entrant": e, "kind": k, "detail": d} for e, k, d in bot_faults],
             "uncertainty": statsreport.uncertainty_json(unc, names),
         }
@@ -63,7 +64,9 @@ def standings_command(
     elif as_csv:
         click.echo(statsreport.standings_csv(standings, unc, names), nl=False)
     else:
-        click.echo(f"{info.name} ({info.game}): {info.stored_games}/{info.total_games} games")
+        click.echo(f"{info.name} ({info.game}): {info.counted_games}/{info.total_games} games")
+        if info.stop is not None:
+            click.echo(info.stop.line())
         click.echo(report.table(standings))
         click.echo()
         click.echo(statsreport.intervals_text(standings, unc, names))

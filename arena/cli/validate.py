@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 
 from arena.cli import main
-from arena.tournament import config as tconfig
 from arena.sandbox.probe import probe
+from arena.tournament import config as tconfig
 from arena.tournament import schedule
+from arena.tournament.config_stop import describe
 
 
 @main.command("validate")
@@ -30,6 +31,7 @@ def validate_command(config: str) -> None:
         f"  clocks: {tc.decision_ms} ms a decision, {bank}, +{tc.increment_ms} ms, start-up {tc.startup_ms} ms; "
         f"limits: {memory}, {cpu}; fingerprint {cfg.fingerprint()}"
     )
+    click.echo(f"  {describe(cfg.stop, spec.rounds)}")
     sandboxed = [e.name for e in cfg.entrants if e.sandbox.enabled]
     plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
     click.echo(f"sandboxed entrants: {', '.join(sandboxed) or 'none'}; unsandboxed: {', '.join(plain) or 'none'}")

@@ -35,7 +35,9 @@ from arena.tournament.config_reader import Reader as _Reader
 from arena.tournament.config_reader import join as _join
 from arena.tournament.config_reader import kind as _kind
 from arena.tournament.config_sandbox import read_policy, with_outputs
+from arena.tournament.config_stop import read_stop
 from arena.tournament.schedule import Fill, Format, Rotations, ScheduleError, ScheduleSpec
+from arena.tournament.stoprule import StopRule
 
 # Arguments with these suffixes are taken to be script files and must exist (e.g. `{python} bot.py`).
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".jar", ".php", ".sh")
@@ -89,6 +91,7 @@ class TournamentConfig:
     raw: Mapping[str, JSON] = field(repr=False, default_factory=dict)
     cluster: str | None = None  # `executor: {dask: ...}`: a Dask scheduler's address, or local:N
     report: Path | None = None  # output.report: the HTML report folder `arena run` writes at the end
+    stop: StopRule | None = None  # stop: end the round-robin once its ranking is settled (config_stop.py)
 
     @property
     def names(self) -> list[str]:
@@ -114,8 +117,8 @@ class TournamentConfig:
     def identity(self) -> dict[str, JSON]:
         """What decides the games played and their results.
 
-        Left out on purpose: concurrency, restart_bots and output paths (how a run goes, not what it
-        plays), and the resolved interpreter path (so a store survives a new virtual environment).
+        Left out on purpose: concurrency, restart_bots, output paths and the stop rule (how a run goes,
+        not what a game is), and the resolved interpreter path (so a store survives a new virtual environment).
         """
         return {
             **self.rules(),
@@ -150,7 +153,7 @@ class TournamentConfig:
 
 TOP_KEYS = {
     "name", "game", "options", "players", "entrants", "schedule", "seed", "time_control", "limits",
-    "fault_policy", "concurrency", "restart_bots", "root", "output", "sandbox", "executor",
+    "fault_policy", "concurrency", "restart_bots", "root", "output", "sandbox", "executor", "stop",
 }
 
 
@@ -216,6 +219,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
 
     seed = r.integer(top.get("seed", 0), "seed", minimum=0)
     schedule_spec = _schedule(r, top.get("schedule"), entrants, players, seed)
+    stop = read_stop(r, top.get("stop"))
 
     time_control = r.section(
         top.get("time_control"),
@@ -277,6 +281,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         raw=top,
         cluster=cluster,
         report=report.resolve() if report is not None else None,
+        stop=stop,
     )
 
 

@@ -1,4 +1,4 @@
-"""A one-line progress bar on stderr: games done, rate, ETA, the current leader."""
+"""A one-line progress bar on stderr: games done, rate, ETA, the current leader (and the stop test's state)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,15 @@ from typing import Callable, TextIO
 class Progress:
     """A one-line progress bar on stderr: games done, rate, ETA, the current leader."""
 
-    def __init__(self, total: int, done: int, stream: TextIO | None = None, min_interval: float = 0.2) -> None:
+    def __init__(
+        self,
+        total: int,
+        done: int,
+        stream: TextIO | None = None,
+        min_interval: float = 0.2,
+        status: Callable[[], str] | None = None,
+    ) -> None:
+        self.status = status  # e.g. the stop rule's state, shown after the leader
         self.total = total
         self.start_done = done
         self.done = done
@@ -23,9 +31,9 @@ class Progress:
     def due(self) -> bool:
         return time.monotonic() - self.last_draw >= self.min_interval or self.done >= self.total
 
-    def update(self, done: int, leader: Callable[[], str]) -> None:
+    def update(self, done: int, leader: Callable[[], str], force: bool = False) -> None:
         self.done = done
-        if not self.due():
+        if not (force or self.due()):
             return
         self.last_draw = time.monotonic()
         elapsed = self.last_draw - self.started
@@ -38,6 +46,8 @@ class Progress:
         line = (
             f"[{bar}] {self.done}/{self.total} games  {rate:.1f}/s  ETA {_clock(eta)}  leader: {leader()}"
         )
+        if self.status is not None:
+            line += f"  stop: {self.status()}"
         if self.tty:
             self.stream.write("\r\x1b[K" + line)
         else:

@@ -7,6 +7,7 @@ import io
 from typing import Sequence
 
 from arena.jsonvalue import JSON, dumps_str
+from arena.textsafe import NAME_CHARS, clean
 from arena.tournament.ratings import Standing
 
 COLUMNS = ("place", "name", "score", "mu", "sigma", "games", "wins", "avg_points", "avg_rank", "faults")
@@ -26,11 +27,12 @@ def _wins(value: float) -> str:
 
 
 def table(standings: Sequence[Standing]) -> str:
-    """A fixed-width table, best first."""
+    """A fixed-width table, best first. Names are cleaned (an escape code or a newline in one would
+    break the columns, or the terminal)."""
     rows = [HEADERS] + [
         (
             str(s.place),
-            s.name,
+            clean(s.name, NAME_CHARS),
             _number(s.score, 2),
             _number(s.mu, 2),
             _number(s.sigma, 2),
@@ -70,5 +72,5 @@ def bot_faults(faults: Sequence[tuple[str, str, str]]) -> str:
     if not faults:
         return ""
     lines = [f"faults outside games ({len(faults)}): found when bot processes were closed; they change no rating"]
-    lines += [f"  {entrant}: {kind}: {detail}" for entrant, kind, detail in faults]
+    lines += [f"  {clean(entrant, NAME_CHARS)}: {clean(kind, NAME_CHARS)}: {clean(detail)}" for entrant, kind, detail in faults]
     return "\n".join(lines)

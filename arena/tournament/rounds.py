@@ -1,19 +1,30 @@
 """Rounds as a unit of a run: the hook that may stop a tournament after a complete round.
 
-A stop rule (e.g. "the top entrant is clear of the rest") sees the ratings of exactly the games of
-rounds 0..r, in schedule order, so its answer never depends on concurrency or on what else finished.
-When a rule is given, no game of round r+1 starts before round r is complete.
+A stop rule (e.g. "the top entrant is clear of the rest") sees exactly the games of rounds 0..r and
+their ratings, in schedule order, so its answer never depends on concurrency or on what else finished.
+When a rule is given, no game of round r+1 starts before round r is complete; a resumed run asks it
+again about every complete round, in order, so it stops where an uninterrupted run stopped.
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from arena.tournament.ratings import RatingBook, RatingModel
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.store import Store
+
+
+@dataclass(frozen=True)
+class RoundGame:
+    """What a stop rule needs of a played game (`uncertainty.GameLike`), without the rest of its record."""
+
+    index: int
+    round: int
+    table: int
+    seats: tuple[int, ...]
+    ranks: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -24,6 +35,7 @@ class RoundEnd:
     rounds: int  # in the schedule
     games: int  # rated so far (rounds 0..round)
     book: RatingBook  # ratings after exactly those games; do not modify
+    results: Sequence[RoundGame] = ()  # exactly those games, in schedule order (the gate's list: copy to keep)
 
 
 StopRule = Callable[[RoundEnd], bool]  # True: play no further round
@@ -40,8 +52,10 @@ class RoundGate:
         store: Store,
         model: RatingModel,
         entrants: int,
+        on_stop: Callable[[int], None] | None = None,
     ) -> None:
         self.rule = rule
+        self.on_stop = on_stop  # called with the round after which the rule stopped, once
         self.store = store
         self.missing: dict[int, int] = {}
         self.ranges: dict[int, tuple[int, int]] = {}
@@ -55,6 +69,7 @@ class RoundGate:
         self.rounds = len(self.ranges)
         self.open = 0  # the first round not yet complete
         self.book = RatingBook.new(model, entrants)
+        self.results: list[RoundGame] = []
         self.stopped_after: int | None = None
         self._advance()
 
@@ -76,7 +91,11 @@ class RoundGate:
         while self.open < self.rounds and not self.missing.get(self.open) and not self.stopped:
             if self.rule is not None:
                 lo, hi = self.ranges[self.open]
-                self.book.apply_all(itertools.takewhile(lambda g: g.index <= hi, self.store.rated_games(lo)))
-                if self.rule(RoundEnd(self.open, self.rounds, self.book.rated, self.book)):
+                for g in self.store.games(lo, hi + 1):
+                    self.book.apply(g.rated())
+                    self.results.append(RoundGame(g.index, g.round, g.table, g.seats, g.ranks))
+                if self.rule(RoundEnd(self.open, self.rounds, self.book.rated, self.book, self.results)):
                     self.stopped_after = self.open
+                    if self.on_stop is not None:
+                        self.on_stop(self.open)
             self.open += 1

@@ -12,8 +12,10 @@ again from their seeds; a game whose worker is lost MAX_ATTEMPTS times stops the
 Only what the user must fix (an output that cannot be written) or a bug in arena stops a run, with one
 line; the games already stored are kept and a rerun resumes.
 
-Stopping early: `stop_rule` is asked after each complete round (in schedule order, with the ratings of
-exactly the games of rounds 0..r), and the run plays no game of a later round once it says stop.
+Stopping early: `stop_rule` (by default the config's `stop:` rule, `stopping.SettledHook`) is asked
+after each complete round (in schedule order, with exactly the games of rounds 0..r and their ratings),
+and the run plays no game of a later round once it says stop. The round is recorded in the store
+(`StopRecord`): the standings count only the games up to it, and a rerun plays nothing more.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Callable, TextIO
 
 from arena.errors import ArenaError, OutputError, RunnerError
 from arena.referee.faults import Fault
+from arena.textsafe import NAME_CHARS, clean
 from arena.tournament import schedule as sched
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import Executor, InlineExecutor
@@ -39,7 +42,8 @@ from arena.tournament.progress import Progress
 from arena.tournament.ratings import RatingModel, Standing, leaderboard
 from arena.tournament.rounds import RoundEnd, RoundGate, StopRule
 from arena.tournament.signals import terminate_as_interrupt
-from arena.tournament.store import Store, StoredGame
+from arena.tournament.stopping import SettledHook
+from arena.tournament.store import StopRecord, Store, StoredGame
 
 MAX_ATTEMPTS = 3  # a game whose worker is lost this many times stops the run (it may be what kills it)
 
@@ -60,6 +64,8 @@ class RunSummary:
     reused: int = 0  # stored games of an earlier config given their place in this one
     workers_lost: int = 0
     stopped_after_round: int | None = None  # the round after which `stop_rule` stopped the run
+    stop: StopRecord | None = None  # what the store records of that stop
+    stop_state: str | None = None  # the config's stop rule's last decision, in words (None: no rule)
 
     @property
     def stored(self) -> int:
@@ -140,14 +146,29 @@ def run(
         todo = deque(GameTask(g, config.game_key(g, rules)) for g in schedule if g.index not in done)
         ratings = store.ratings(model)
         names = config.names
-        progress = None if quiet else Progress(len(schedule), len(done), progress_stream)
+        settled = SettledHook(config.stop, names, config.schedule.rounds) if stop_rule is None and config.stop else None
+        hook = stop_rule or settled
+        status = settled.progress if settled is not None else None
+        progress = None if quiet else Progress(len(schedule), len(done), progress_stream, status=status)
 
         def leader() -> str:
             top = leaderboard(ratings.current(), names)[0]
-            return f"{top.name} ({top.score:.2f})"
+            return f"{clean(top.name, NAME_CHARS)} ({top.score:.2f})"
 
         state = _Coordinator(store, ratings.add, progress, leader, notices if notices is not None else sys.stderr)
-        gate = RoundGate(schedule, done, stop_rule, store, model, len(names))
+        ends = {g.round: g.index + 1 for g in schedule}  # one past each round's last index
+
+        def record_stop(after: int) -> None:
+            if settled is not None:
+                record = settled.record(after, ends[after])
+            else:
+                record = StopRecord(after, config.schedule.rounds, ends[after], {}, "the run's stop hook said stop")
+            if store.stop() != record:
+                store.set_stop(record)
+
+        gate = RoundGate(schedule, done, hook, store, model, len(names), on_stop=record_stop)
+        if not gate.stopped and store.stop() is not None:
+            store.set_stop(None)  # stopped by another rule, or none: this run plays on, and counts all it plays
         started = time.monotonic()
         interrupted = False
         try:
@@ -177,6 +198,8 @@ def run(
             reused=store.reused,
             workers_lost=state.workers_lost,
             stopped_after_round=gate.stopped_after,
+            stop=store.stop(),
+            stop_state=settled.state() if settled is not None else None,
         )
     finally:
         store.close()
@@ -218,8 +241,7 @@ class _Coordinator:
     def handle(self, event: Event, in_flight: dict[int, GameTask], todo: deque[GameTask], gate: RoundGate) -> None:
         if isinstance(event, GameDone):
             in_flight.pop(event.task.index, None)
-            self.finished(event.stored)
-            gate.finished(event.stored.index)
+            self.finished(event.stored, gate)
         elif isinstance(event, ClosingFaults):
             self.bot_faults.extend(f for f in event.faults if f not in self.bot_faults)
         elif isinstance(event, WorkerLost):
@@ -229,13 +251,14 @@ class _Coordinator:
         elif isinstance(event, WorkerBug):
             raise RunnerError(self.bug_report(event))
 
-    def finished(self, game: StoredGame) -> None:
+    def finished(self, game: StoredGame, gate: RoundGate) -> None:
         self.store.record(game)
         self.rate(game.rated())
         self.played += 1
         self.decisions += game.decisions
+        gate.finished(game.index)  # may ask the stop rule, which reads the game just stored
         if self.progress is not None:
-            self.progress.update(self.progress.start_done + self.played, self.leader)
+            self.progress.update(self.progress.start_done + self.played, self.leader, force=gate.stopped)
 
     def lost(self, event: WorkerLost, in_flight: dict[int, GameTask], todo: deque[GameTask]) -> None:
         self.workers_lost += 1

@@ -27,10 +27,14 @@ from arena.referee.faults import Fault
 from arena.tournament.lock import StoreLock
 from arena.tournament.reindex import Plan, differences, reconcile
 from arena.tournament.stored import SCHEMA as _SCHEMA
-from arena.tournament.stored import SCHEMA_VERSION, StoredGame, StoreInfo, outside_arena, write_error
-
-__all__ = ["SCHEMA_VERSION", "Store", "StoreInfo", "StoredGame"]
+from arena.tournament.stored import SCHEMA_VERSION, StopRecord, StoredGame, StoreInfo, outside_arena, write_error
 from arena.tournament.ratings import OrderedRatings, RatedGame, RatingBook, RatingModel, Standing, leaderboard
+
+__all__ = ["SCHEMA_VERSION", "Store", "StoreInfo", "StoredGame", "StopRecord"]
+
+
+_END = 2**62  # above every schedule index
+
 
 def _create_private(path: Path) -> None:
     """Create the store file readable by its owner only (0600) whatever the umask; SQLite gives its
@@ -233,7 +237,28 @@ class Store:
             total_games=int(meta.get("total_games", "0")),
             stored_games=int(stored),
             entrants=tuple(self.entrant_names()),
+            stop=self.stop(),
         )
+
+    def stop(self) -> StopRecord | None:
+        """Where the stop rule ended the run, if it did (the last run's rule decides)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'stop'").fetchone()
+        return None if row is None else StopRecord.from_json(loads(row[0]))
+
+    def set_stop(self, record: StopRecord | None) -> None:
+        try:
+            with self._transaction():
+                if record is None:
+                    self.conn.execute("DELETE FROM meta WHERE key = 'stop'")
+                else:
+                    self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('stop', ?)", (dumps_str(record.to_json()),))
+        except sqlite3.Error as exc:
+            raise write_error(self.path, exc) if outside_arena(exc) else StoreError(f"{self.path}: {exc}") from None
+
+    def counted_below(self) -> int | None:
+        """The standings count the schedule indices below this (None: every stored game)."""
+        stop = self.stop()
+        return None if stop is None else stop.games
 
     def entrant_names(self) -> list[str]:
         return [row[0] for row in self.conn.execute("SELECT name FROM entrants ORDER BY idx")]
@@ -319,38 +344,25 @@ class Store:
         except sqlite3.OperationalError:  # a store written before the table existed
             return []
 
-    def games(self, from_index: int = 0) -> Iterator[StoredGame]:
+    def counted_games(self) -> list[StoredGame]:
+        """The games the standings count, in schedule order (see `counted_below`)."""
+        return list(self.games(below=self.counted_below()))
+
+    def games(self, from_index: int = 0, below: int | None = None) -> Iterator[StoredGame]:
         cur = self.conn.execute(
             "SELECT idx, game_id, round, tbl, rotation, seed, seats, points, tiebreaks, ranks, game_ranks, faults,"
-            " fault_counts, versions, decisions, duration_s, replay_path, key FROM games WHERE idx >= ? ORDER BY idx",
-            (from_index,),
+            " fault_counts, versions, decisions, duration_s, replay_path, key FROM games WHERE idx >= ? AND idx < ?"
+            " ORDER BY idx",
+            (from_index, _END if below is None else below),
         )
         for row in cur:
-            yield StoredGame(
-                index=row[0],
-                game_id=row[1],
-                round=row[2],
-                table=row[3],
-                rotation=row[4],
-                seed=row[5],
-                seats=tuple(loads(row[6])),
-                points=tuple(loads(row[7])),
-                tiebreaks=tuple(tuple(t) for t in loads(row[8])),
-                ranks=tuple(loads(row[9])),
-                game_ranks=tuple(loads(row[10])),
-                faults=tuple(loads(row[11])),
-                fault_counts=tuple(loads(row[12])),
-                versions=tuple(loads(row[13])),
-                decisions=row[14],
-                duration_s=row[15],
-                replay_path=row[16],
-                key=row[17],
-            )
+            yield StoredGame.from_row(row)
 
-    def rated_games(self, from_index: int = 0) -> Iterator[RatedGame]:
+    def rated_games(self, from_index: int = 0, below: int | None = None) -> Iterator[RatedGame]:
         """Only what the ratings need, decoded with as little work as possible (the hot path of standings)."""
         cur = self.conn.execute(
-            "SELECT idx, seats, ranks, points, fault_counts FROM games WHERE idx >= ? ORDER BY idx", (from_index,)
+            "SELECT idx, seats, ranks, points, fault_counts FROM games WHERE idx >= ? AND idx < ? ORDER BY idx",
+            (from_index, _END if below is None else below),
         )
         for idx, seats, ranks, points, faults in cur:
             yield RatedGame(idx, tuple(loads(seats)), tuple(loads(ranks)), tuple(loads(points)), tuple(loads(faults)))
@@ -363,13 +375,15 @@ class Store:
             return None
         return RatingBook.from_json(loads(row[2]))
 
-    def ratings(self, model: RatingModel = RatingModel(), use_cache: bool = True) -> OrderedRatings:
-        """Ratings of every stored game in schedule order, starting from the cache when it fits."""
+    def ratings(self, model: RatingModel = RatingModel(), use_cache: bool = True, below: int | None = None) -> OrderedRatings:
+        """Ratings of every stored game (below index `below`) in schedule order, from the cache when it fits."""
         n = len(self.entrant_names())
         book = self._cached_book(model) if use_cache else None
+        if book is not None and below is not None and book.last_index >= below:
+            book = None  # the cache holds games the standings do not count
         start = book.last_index + 1 if book is not None else 0
         ordered = OrderedRatings(book if book is not None else RatingBook.new(model, n))
-        ordered.add_all(self.rated_games(start))
+        ordered.add_all(self.rated_games(start, below))
         if use_cache and ordered.prefix.last_index + 1 > start:
             self.save_cache(ordered.prefix)
         return ordered
@@ -388,4 +402,5 @@ class Store:
             pass  # only a cache: standings are computed anyway, and a read-only store is still readable
 
     def standings(self, model: RatingModel = RatingModel(), use_cache: bool = True) -> list[Standing]:
-        return leaderboard(self.ratings(model, use_cache).current(), self.entrant_names())
+        """The leaderboard of the games the standings count (`counted_below`)."""
+        return leaderboard(self.ratings(model, use_cache, self.counted_below()).current(), self.entrant_names())

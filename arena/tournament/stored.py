@@ -6,9 +6,10 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Sequence
 
 from arena.errors import OutputError
-from arena.jsonvalue import JSON
+from arena.jsonvalue import JSON, loads
 from arena.tournament.ratings import RatedGame
 
 SCHEMA_VERSION = 1
@@ -84,6 +85,59 @@ class StoredGame:
     def rated(self) -> RatedGame:
         return RatedGame(self.index, self.seats, self.ranks, self.points, self.fault_counts)
 
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> "StoredGame":
+        """From the columns `Store.games` selects, in that order."""
+        return cls(
+            index=row[0],
+            game_id=row[1],
+            round=row[2],
+            table=row[3],
+            rotation=row[4],
+            seed=row[5],
+            seats=tuple(loads(row[6])),
+            points=tuple(loads(row[7])),
+            tiebreaks=tuple(tuple(t) for t in loads(row[8])),
+            ranks=tuple(loads(row[9])),
+            game_ranks=tuple(loads(row[10])),
+            faults=tuple(loads(row[11])),
+            fault_counts=tuple(loads(row[12])),
+            versions=tuple(loads(row[13])),
+            decisions=row[14],
+            duration_s=row[15],
+            replay_path=row[16],
+            key=row[17],
+        )
+
+
+@dataclass(frozen=True)
+class StopRecord:
+    """The stop rule ended the run after round `after_round` (0-based) of `rounds`: the standings count
+    the games of rounds 0..after_round, i.e. the schedule indices below `games`, and no others (a game
+    of a later round stored by an earlier run without the rule belongs to no standings)."""
+
+    after_round: int
+    rounds: int
+    games: int
+    rule: dict[str, JSON]
+    state: str  # the decision as the progress line showed it
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"after_round": self.after_round, "rounds": self.rounds, "games": self.games, "rule": self.rule, "state": self.state}
+
+    @classmethod
+    def from_json(cls, data: JSON) -> "StopRecord | None":
+        if not isinstance(data, dict):
+            return None
+        a, r, g, rule, state = (data.get(k) for k in ("after_round", "rounds", "games", "rule", "state"))
+        if not (isinstance(a, int) and isinstance(r, int) and isinstance(g, int) and isinstance(rule, dict)):
+            return None
+        return cls(a, r, g, rule, state if isinstance(state, str) else "")
+
+    def line(self) -> str:
+        """`stopped after round 12 of 50 by the stop rule: settled 3/3 ...` (rounds counted from 1)."""
+        return f"stopped after round {self.after_round + 1} of {self.rounds} by the stop rule: {self.state}"
+
 
 @dataclass(frozen=True)
 class StoreInfo:
@@ -93,6 +147,12 @@ class StoreInfo:
     total_games: int
     stored_games: int
     entrants: tuple[str, ...]
+    stop: StopRecord | None = None  # the run was stopped early: the standings count only `stop.games`
+
+    @property
+    def counted_games(self) -> int:
+        """The games the standings count (all stored ones, unless the stop rule ended the run)."""
+        return self.stored_games if self.stop is None else min(self.stored_games, self.stop.games)
 
 
 # SQLite's result codes for a file system that refuses: permission, read-only, I/O error, full, cannot open.

@@ -136,7 +136,7 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         raw_names = list(store.entrant_names())
         names = [clean(n, NAME_CHARS) for n in raw_names]
         standings = store.standings()
-        games = list(store.games())
+        games = store.counted_games()  # the games the standings count (all, unless the stop rule ended the run)
         bot_faults = [(clean(e, NAME_CHARS), clean(k, NAME_CHARS), clean(d)) for e, k, d in store.bot_faults()]
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -148,7 +148,9 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     # the same intervals as `arena standings` with its defaults (its seed, confidence and resamples give
     # the same resamples); no re-rated mu intervals here: they cost seconds on a big store
     uncertainty = estimate(games, len(names), [index_of[s.name] for s in standings], rating_resamples=0)
-    subtitle = f"{info.game} · {info.stored_games}/{info.total_games} games · {len(names)} entrants"
+    subtitle = f"{info.game} · {info.counted_games}/{info.total_games} games · {len(names)} entrants"
+    if info.stop is not None:
+        subtitle += f" · stopped after round {info.stop.after_round + 1} of {info.stop.rounds} by the stop rule"
     text = report_html(
         clean(info.name, NAME_CHARS),
         subtitle,
