@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 C_BOT := sample_bots/c/random_bot
 
-.PHONY: setup system-deps demo test bench clean
+.PHONY: setup system-deps demo test bench mutation clean
 
 setup: system-deps $(STAMP) $(C_BOT)
 
@@ -34,5 +34,9 @@ test: setup
 bench: setup
 	$(PY) -m bench $(ARGS)
 
+# Mutation testing of schedule, clock and verify (slow; not part of `make test`). ARGS: module names.
+mutation: setup
+	$(PY) tools/mutation-report $(ARGS)
+
 clean:
-	rm -rf $(VENV) $(C_BOT) out .pytest_cache .hypothesis
+	rm -rf $(VENV) $(C_BOT) out .pytest_cache .hypothesis mutants
