@@ -151,8 +151,8 @@ def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[st
         args += ["--bind", policy.keep_dir, SCRATCH_PATH]
     else:
         args += ["--size", str(policy.scratch_mb * 1024 * 1024), "--perms", "0700", "--tmpfs", SCRATCH_PATH]
-    if not any(f == "/tmp" or f.startswith("/tmp/") for f in folders):
-        args += ["--symlink", SCRATCH_PATH, "/tmp"]  # else /tmp holds the bot's folder, read-only
+    if not any(f == "/tmp" or f.startswith("/tmp/") for f in folders + shown):
+        args += ["--symlink", SCRATCH_PATH, "/tmp"]  # else /tmp holds the bot's folder or runtime, read-only
     # The root and /dev are bwrap's own tmpfs: read-only, or they would be unbounded scratch space.
     args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--remount-ro", "/"]
     workdir = os.path.abspath(cwd) if cwd and policy.show_cwd else (folders[0] if folders else SCRATCH_PATH)

@@ -23,7 +23,11 @@ def worker_main(conn: multiprocessing.connection.Connection, setup: PlayerSetup)
     """The entry point of a worker process; returns (exit status 0) however the coordinator stops it."""
     signal.signal(signal.SIGINT, ignore)
     signal.signal(signal.SIGTERM, interrupt_once)
-    player = GamePlayer(setup)
+    try:
+        player = GamePlayer(setup)  # imports the game: a SIGTERM may already come here
+    except KeyboardInterrupt:
+        conn.close()  # stopped before it had any bot: nothing to close or report
+        return
     try:
         try:
             _serve(conn, player)

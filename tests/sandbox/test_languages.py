@@ -85,3 +85,26 @@ def test_a_tournament_has_identical_standings_sandboxed_and_not(c_bot, tmp_path)
         assert summary.played == summary.total > 0 and not summary.bot_faults
         standings.append(summary.standings)
     assert standings[0] == standings[1]
+
+
+def test_a_bot_and_its_runtime_under_tmp_start_sandboxed(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A venv under /tmp (as a CI clone's may be) stays visible: /tmp then holds it read-only
+    instead of becoming the scratch folder, which would hide it."""
+    import os
+    import shutil
+    import tempfile
+
+    root = tempfile.mkdtemp(prefix="arena-under-tmp-", dir="/tmp")
+    try:
+        runtime = os.path.join(root, "venv", "bin")
+        os.makedirs(runtime)
+        python = os.path.join(runtime, "python3")
+        os.symlink(os.path.realpath(sys.executable), python)  # a runtime prefix under /tmp, as a venv is
+        spec = BotSpec("tmp-bot", (python, str(PY / "random_bot.py"), "1"), sandbox=SandboxPolicy(enabled=True))
+        bot = BotProcess.start(spec, TC)  # its script outside /tmp: only its runtime lives there
+        try:
+            assert bot.alive and bot.launch is not None  # the handshake went through bwrap
+        finally:
+            bot.close()
+    finally:
+        shutil.rmtree(root)
