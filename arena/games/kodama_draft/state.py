@@ -60,7 +60,7 @@ from typing import Any, Mapping
 from arena.errors import GameOver, IllegalAction
 from arena.games.base import Event, Seat
 from arena.games.kodama_duo.cards import SEASONS, CardSet, default_cards
-from arena.games.kodama_duo.common import KodamaTable, is_int
+from arena.games.kodama_duo.common import KodamaTable, attachment
 from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, Tree, line_points
 from arena.jsonvalue import JSON
 from arena.rng import Rng
@@ -267,12 +267,8 @@ class KodamaDraftState(KodamaTable):
         card, at = action["card"], action["at"]
         if card != pick:
             raise IllegalAction(seat, action, f"you place the card you picked, {pick}, not {card!r}")
-        if not isinstance(at, list) or len(at) != 2 or not isinstance(at[0], str) or not is_int(at[1]):
-            raise IllegalAction(seat, action, f'"at" must be [card id, attachment point index], as in {example}')
-        parent, point = at
         tree = self.trees[seat]
-        if parent not in tree:
-            raise IllegalAction(seat, action, f"{parent!r} is not a card of your tree")
+        parent, point = attachment(seat, action, at, tree, example)
         if not tree.is_free(parent, point):
             raise IllegalAction(seat, action, f"attachment point {point} of {parent} is not free (free points: {tree.free_points()})")
         points, _ = line_points(tree, self.shown, self.shown[card], parent)

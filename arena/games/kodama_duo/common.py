@@ -35,6 +35,16 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def attachment(seat: Seat, action: Any, at: Any, tree: Tree, example: str) -> tuple[str, int]:
+    """The `at` of a place action, checked: [card id of the seat's tree, attachment point index]."""
+    if not isinstance(at, list) or len(at) != 2 or not isinstance(at[0], str) or not is_int(at[1]):
+        raise IllegalAction(seat, action, f'"at" must be [card id, attachment point index], as in {example}')
+    parent, point = at
+    if parent not in tree:
+        raise IllegalAction(seat, action, f"{parent!r} is not a card of your tree")
+    return parent, point
+
+
 def all_slots(cls: type) -> list[str]:
     """Every slot of `cls` and its bases (a subclass's `__slots__` lists only its own)."""
     return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.errors import IllegalAction
 from arena.games.base import Seat
-from arena.games.kodama_duo.common import is_int
+from arena.games.kodama_duo.common import attachment, is_int
 from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS
 from arena.jsonvalue import JSON
 
@@ -55,12 +55,8 @@ def check_place(state: KodamaDuoState, seat: Seat, action: JSON) -> None:
     at = action["at"]
     if card not in state.held[seat]:
         raise IllegalAction(seat, action, f"{card!r} is not one of your new cards {sorted(state.held[seat])}")
-    if not isinstance(at, list) or len(at) != 2 or not isinstance(at[0], str) or not is_int(at[1]):
-        raise IllegalAction(seat, action, f'"at" must be [card id, attachment point index], as in {example}')
-    parent, point = at
     tree = state.trees[seat]
-    if parent not in tree:
-        raise IllegalAction(seat, action, f"{parent!r} is not a card of your tree")
+    parent, point = attachment(seat, action, at, tree, example)
     if not tree.is_free(parent, point):
         n = len(tree.children[parent])
         why = f"has only points 0..{n - 1}" if not 0 <= point < n else f"already holds {tree.children[parent][point]}"
