@@ -7,6 +7,8 @@ at least 0.95 of the unsandboxed decisions/s (bots are kept alive across games).
 
 from __future__ import annotations
 
+import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -17,7 +19,9 @@ from arena.sandbox.policy import SandboxPolicy
 from arena.tournament.runner import run as run_tournament
 from bench.bench_referee import ensure_c_bot
 from bench.bench_tournament import demo_config
-from bench.stats import Figure
+from bench.stats import Figure, write_section
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def startup_ms(command: tuple[str, ...], sandboxed: bool) -> float:
@@ -77,8 +81,31 @@ def targets(figures: list[Figure]) -> list[str]:
     ]
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description="sandboxed against unsandboxed bots: start-up and tournament throughput")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=50, help="rounds of each Kododo 4p tournament")
+    parser.add_argument("--write", action="store_true", help="write the figures into BENCHMARKS.md")
+    args = parser.parse_args()
+    started, load = time.perf_counter(), os.getloadavg()[0]
+    found = run(repeats=args.repeats, rounds=args.rounds)
+    command = f".venv/bin/python -m bench.bench_sandbox --repeats {args.repeats} --rounds {args.rounds}"
+    lines = [
+        f"Command: `{command} --write` ({time.perf_counter() - started:.0f} s, load average before: {load:.2f}).",
+        "",
+        "| target | measured (median) | target | status |",
+        "|---|---|---|---|",
+        *targets(found),
+        "",
+        "| figure | median | range | unit | repeats |",
+        "|---|---|---|---|---|",
+        *[figure.row() for figure in found],
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        write_section(ROOT / "BENCHMARKS.md", "sandbox", "The sandbox: start-up and throughput", text)
+
+
 if __name__ == "__main__":
-    found = run()
-    for figure in found:
-        print(figure.row())
-    print("\n".join(targets(found)))
+    main()
