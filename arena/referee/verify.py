@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable, Iterator, Mapping, TypeVar
+from typing import Callable, Iterator, Mapping, TypeVar, cast
 
 from arena.errors import ArenaError, IllegalAction, ReplayError
 from arena.games.base import GameSpec, GameState
@@ -320,8 +320,9 @@ class _Walk:
             cause = self._one(d, RESPONSE_FAULTS)
         if cause is None:
             raise self.fail(d.line, f"{at}: a fallback, but no fault of seat {d.seat} for request {d.request_id} explains it")
+        assert d.fault is not None  # the reader requires a fallback's fault
         if d.fault is not cause.kind:
-            raise self.fail(d.line, f"'fault': {d.fault.value if d.fault else None}, but the fault that explains this "
+            raise self.fail(d.line, f"'fault': {d.fault.value}, but the fault that explains this "
                                     f"fallback is {cause.kind.value} (line {cause.line})")
 
     def _one(self, d: Decision, kinds: set[FaultKind] | frozenset[FaultKind]) -> FaultRecord | None:
@@ -386,4 +387,5 @@ def _show(value: object) -> object:
 
 
 def _show_faults(faults: object) -> object:
-    return [f"{f.kind.value} of seat {f.seat} at step {f.step}" for f in faults] if isinstance(faults, tuple) else faults
+    """A result's faults (a tuple of FaultRecord either side) as what, whose and when."""
+    return [f"{f.kind.value} of seat {f.seat} at step {f.step}" for f in cast(tuple[FaultRecord, ...], faults)]

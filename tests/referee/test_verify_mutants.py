@@ -1,0 +1,236 @@
+"""The verifier's exact word on each forgery, and the real games at the edges of its rules.
+
+Found by mutation testing `arena/referee/verify.py` (issue 11, `make mutation ARGS=verify`): a check
+that rejects for the right reason but names the wrong line, quotes the wrong value or misreads a
+fault is a check that misleads whoever must fix the replay, so these tests pin the whole message:
+the line of the record at fault, and the values that disagree. The other tests show real games
+whose shape the forgery tests never met: a bot dead before the game, two bots refused in one step,
+the `continue` fault policy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from arena.errors import ReplayError
+from arena.games.kododo.state import KododoState
+from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.faults import FaultPolicy
+from arena.referee.referee import play_game
+from arena.referee.replay.encoding import commitment
+from arena.referee.verify import verify_replay
+
+from .conftest import bad_spec, c_spec
+from .test_verify import Records, games, index, records, write  # noqa: F401 - `games` is a fixture
+from .test_verify_checks import fault, first_of_step
+
+
+def refusal(tmp_path: Path, recs: Records) -> str:
+    """The verifier's message for a forgery, without the `<path>: ` it opens with."""
+    path = write(tmp_path, recs)
+    with pytest.raises(ReplayError) as caught:
+        verify_replay(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: "), message
+    return message[len(f"{path}: "):]
+
+
+def play(tmp_path: Path, name: str, specs: list[BotSpec], *, close: tuple[int, ...] = (),
+         policy: FaultPolicy = FaultPolicy.FORFEIT) -> Path:
+    """A real kododo game of these bots (the seats in `close` stopped before it starts); its replay."""
+    bots = [BotProcess.start(spec, TimeControl()) for spec in specs]
+    try:
+        for seat in close:
+            bots[seat].close()
+        path = tmp_path / f"{name}.jsonl"
+        play_game("kododo", bots, seed=9, replay_path=path, policy=policy)
+    finally:
+        for bot in bots:
+            bot.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def edge_games(tmp_path_factory: pytest.TempPathFactory, c_bot: str) -> Iterator[dict[str, Path]]:
+    out = tmp_path_factory.mktemp("edges")
+    yield {
+        "dead_at_start": play(out, "dead", [c_spec(c_bot, 1), c_spec(c_bot, 2), c_spec(c_bot, 3)], close=(1,)),
+        "two_illegal": play(out, "two_illegal", [c_spec(c_bot, 1), bad_spec("illegal"), bad_spec("illegal")]),
+        "continue": play(out, "continue", [c_spec(c_bot, 6), bad_spec("illegal"), bad_spec("crash", BAD_AT="3")],
+                         policy=FaultPolicy.CONTINUE),
+    }
+
+
+# --- real games at the edges -----------------------------------------------------------------------
+
+
+def test_a_bot_dead_before_the_game_verifies_with_its_fault_before_step_0(edge_games: dict[str, Path]) -> None:
+    recs = records(edge_games["dead_at_start"])
+    assert recs[1]["type"] == "fault" and (recs[1]["seat"], recs[1]["kind"], recs[1]["step"]) == (1, "start_failed", -1)
+    report = verify_replay(edge_games["dead_at_start"])
+    assert report.faults == 1 and report.ranks[1] == 3  # forfeit: the dead bot's seat is last
+
+
+def test_two_bots_refused_in_the_same_step_each_have_their_own_fault(edge_games: dict[str, Path]) -> None:
+    recs = records(edge_games["two_illegal"])
+    illegal = [(r["seat"], r["step"], r["request_id"]) for r in recs if r["type"] == "fault"]
+    assert illegal == [(1, 0, 1), (2, 0, 1)]
+    assert verify_replay(edge_games["two_illegal"]).faults == 2
+
+
+def test_under_the_continue_policy_the_ranks_are_the_games(edge_games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(edge_games["continue"])
+    result = recs[-1]
+    assert result["faults"] and result["ranks"] == result["game_ranks"] == [1, 3, 2]
+    assert verify_replay(edge_games["continue"]).ranks == (1, 3, 2)
+    result["ranks"] = [1, 2, 2]  # what forfeit would give
+    assert refusal(tmp_path, recs) == (f"line {len(recs)}: 'ranks': the result says [1, 2, 2], the game and the "
+                                       "recorded faults give [1, 3, 2]")
+
+
+# --- faults ----------------------------------------------------------------------------------------
+
+
+def test_a_fault_of_the_seat_one_past_the_last(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    i = first_of_step(recs, 3)
+    recs.insert(i, fault(3, 3))
+    assert refusal(tmp_path, recs) == f"line {i + 1}: a fault of seat 3, in a game of 3 seats"
+
+
+def test_a_fault_before_the_game_after_one_of_step_0(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    recs[1:1] = [fault(0, 0, "unexpected_answer"), fault(1, -1, "start_failed")]
+    assert refusal(tmp_path, recs) == "line 3: a fault of step -1 (before the game) after the game began"
+
+
+def test_a_fault_before_the_game_after_a_commitment_of_step_0(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    assert recs[1]["type"] == "commit" and recs[1]["step"] == 0
+    recs.insert(2, fault(1, -1, "start_failed"))
+    assert refusal(tmp_path, recs) == "line 3: a fault of step -1 (before the game) after the game began"
+
+
+def test_a_second_fault_for_one_request_names_both_lines(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["timeout"])
+    i = index(recs, lambda r: r["type"] == "fault" and r["kind"] == "timeout")
+    recs.insert(i + 1, dict(recs[i], kind="malformed_json"))
+    rid = recs[i]["request_id"]
+    assert refusal(tmp_path, recs) == (f"line {i + 2}: a second fault for request {rid} of seat 1 (first: line {i + 1}): "
+                                       "a request gets one answer")
+
+
+# --- fallbacks -------------------------------------------------------------------------------------
+
+
+def test_a_fallback_that_is_not_the_games_quotes_both(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["timeout"])
+    i = index(recs, lambda r: r["type"] == "decision" and r["source"] == "fallback")
+    d = recs[i]
+    fallback = d["played"]
+    d["played"] = ["Z9"]
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: seat 1, step {d['step']}: played ['Z9'], but the game's "
+                                       f"fallback is {fallback!r}")
+
+
+def test_a_game_that_fails_on_its_fallback_is_a_mismatch_at_the_decision(
+    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: KododoState, seat: int) -> Any:
+        raise LookupError(f"no fallback for seat {seat}")
+
+    monkeypatch.setattr(KododoState, "fallback", broken)
+    recs = records(games["timeout"])
+    i = index(recs, lambda r: r["type"] == "decision" and r["source"] == "fallback")
+    assert refusal(tmp_path, recs) == f"line {i + 1}: the game fails on fallback(): LookupError: no fallback for seat 1"
+
+
+def test_a_game_that_fails_on_a_refused_answer_is_a_mismatch_at_the_decision(
+    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check = KododoState.check
+
+    def choking(self: KododoState, seat: int, action: Any) -> None:
+        if action == ["Z9"]:
+            raise TypeError("unreadable card Z9")
+        check(self, seat, action)
+
+    monkeypatch.setattr(KododoState, "check", choking)
+    recs = records(games["faults"])
+    i = index(recs, lambda r: r["type"] == "decision" and r.get("answer") == ["Z9"])
+    assert refusal(tmp_path, recs) == f"line {i + 1}: the game fails on the action ['Z9']: TypeError: unreadable card Z9"
+
+
+def test_a_legal_answer_replaced_by_the_fallback_quotes_the_answer(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["faults"])
+    i = index(recs, lambda r: r["type"] == "decision" and r.get("fault") == "illegal_action")
+    d = recs[i]
+    d["answer"] = d["played"]
+    c = index(recs, lambda r: r["type"] == "commit" and r["step"] == d["step"] and r["seat"] == d["seat"])
+    recs[c]["commitment"] = commitment(d["salt"], d["step"], d["seat"], d["played"])
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: seat {d['seat']}, step {d['step']}: the answer {d['played']!r} is "
+                                       "legal, yet the fallback was played")
+
+
+def test_a_fallback_without_its_fault_names_the_request(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["timeout"])
+    gone = recs.pop(index(recs, lambda r: r["type"] == "fault"))
+    i = index(recs, lambda r: r["type"] == "decision" and r["source"] == "fallback")
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: seat 1, step {gone['step']}: a fallback, but no fault of seat 1 for "
+                                       f"request {gone['request_id']} explains it")
+
+
+def test_a_fallback_naming_the_wrong_fault_names_the_right_one(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["timeout"])
+    f = index(recs, lambda r: r["type"] == "fault")
+    i = index(recs, lambda r: r["type"] == "decision" and r["source"] == "fallback")
+    recs[i]["fault"] = "malformed_json"
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: 'fault': malformed_json, but the fault that explains this fallback "
+                                       f"is timeout (line {f + 1})")
+
+
+def test_a_request_sent_to_a_bot_out_of_the_game(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["faults"])
+    crash = index(recs, lambda r: r["type"] == "fault" and r["kind"] == "crash")
+    seat, step = recs[crash]["seat"], recs[crash]["step"]
+    i = index(recs, lambda r: r["type"] == "decision" and r["seat"] == seat and r["step"] > step)
+    recs[i]["id"] = 999
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: 'id': request 999, but seat {seat}'s bot was out of the game since "
+                                       f"step {step} (line {crash + 1}): it was sent nothing")
+
+
+# --- the result ------------------------------------------------------------------------------------
+
+
+def test_a_game_that_fails_on_its_outcome_is_a_mismatch_at_the_result(
+    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: KododoState) -> Any:
+        raise ValueError("no outcome yet")
+
+    monkeypatch.setattr(KododoState, "outcome", broken)
+    recs = records(games["clean"])
+    assert refusal(tmp_path, recs) == f"line {len(recs)}: the game fails on outcome(): ValueError: no outcome yet"
+
+
+def test_the_result_faults_are_quoted_as_faults(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["faults"])
+    recs[-1]["faults"] = recs[-1]["faults"][:1]
+    assert refusal(tmp_path, recs) == (
+        f"line {len(recs)}: 'faults': the result says ['illegal_action of seat 1 at step 0'], the game and the recorded "
+        "faults give ['illegal_action of seat 1 at step 0', 'crash of seat 2 at step 2']")
+
+
+def test_a_long_result_member_is_quoted_to_200_characters(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["faults"])
+    recs[-1]["faults"] = recs[-1]["faults"] * 4
+    shown = ", ".join(["'illegal_action of seat 1 at step 0', 'crash of seat 2 at step 2'"] * 4)
+    quoted = f"[{shown}]"
+    assert len(quoted) > 200
+    assert refusal(tmp_path, recs) == (
+        f"line {len(recs)}: 'faults': the result says {quoted[:200]}… [{len(quoted) - 200} more characters], the game "
+        "and the recorded faults give ['illegal_action of seat 1 at step 0', 'crash of seat 2 at step 2']")
