@@ -15,8 +15,9 @@ from typing import Any, Iterator
 
 import pytest
 
-from arena.errors import ReplayError
+from arena.errors import IllegalAction, ReplayError
 from arena.games.kododo.state import KododoState
+from arena.games.registry import get_game
 from arena.referee.bot import BotProcess, BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.faults import FaultPolicy
@@ -60,6 +61,8 @@ def edge_games(tmp_path_factory: pytest.TempPathFactory, c_bot: str) -> Iterator
     yield {
         "dead_at_start": play(out, "dead", [c_spec(c_bot, 1), c_spec(c_bot, 2), c_spec(c_bot, 3)], close=(1,)),
         "two_illegal": play(out, "two_illegal", [c_spec(c_bot, 1), bad_spec("illegal"), bad_spec("illegal")]),
+        "extra_lines": play(out, "extra_lines", [c_spec(c_bot, 1), bad_spec("twice"),
+                                                 bad_spec("line", LINE='{"id": {id}, "action": ["Z9"]}\nthis is not json')]),
         "continue": play(out, "continue", [c_spec(c_bot, 6), bad_spec("illegal"), bad_spec("crash", BAD_AT="3")],
                          policy=FaultPolicy.CONTINUE),
     }
@@ -80,6 +83,15 @@ def test_two_bots_refused_in_the_same_step_each_have_their_own_fault(edge_games:
     illegal = [(r["seat"], r["step"], r["request_id"]) for r in recs if r["type"] == "fault"]
     assert illegal == [(1, 0, 1), (2, 0, 1)]
     assert verify_replay(edge_games["two_illegal"]).faults == 2
+
+
+def test_lines_a_bot_sent_beyond_its_answer_are_faults_that_take_no_decision(edge_games: dict[str, Path]) -> None:
+    """A second answer is an unexpected_answer for the answered request; a bad line while no request
+    is pending is a malformed_json fault of no request. Neither stands for a decision."""
+    recs = records(edge_games["extra_lines"])
+    faults = [(r["seat"], r["kind"], r["step"], r["request_id"]) for r in recs if r["type"] == "fault"]
+    assert sorted(faults, key=str) == [(1, "unexpected_answer", 0, 1), (2, "illegal_action", 0, 1), (2, "malformed_json", 0, None)]
+    assert verify_replay(edge_games["extra_lines"]).faults == 3
 
 
 def test_under_the_continue_policy_the_ranks_are_the_games(edge_games: dict[str, Path], tmp_path: Path) -> None:
@@ -234,3 +246,75 @@ def test_a_long_result_member_is_quoted_to_200_characters(games: dict[str, Path]
     assert refusal(tmp_path, recs) == (
         f"line {len(recs)}: 'faults': the result says {quoted[:200]}… [{len(quoted) - 200} more characters], the game "
         "and the recorded faults give ['illegal_action of seat 1 at step 0', 'crash of seat 2 at step 2']")
+
+
+# --- events ----------------------------------------------------------------------------------------
+
+
+def quoted(value: object) -> str:
+    """How a message quotes a value: its repr, cut at 200 characters with a count of the rest."""
+    text = repr(value)
+    return text if len(text) <= 200 else f"{text[:200]}… [{len(text) - 200} more characters]"
+
+
+def test_a_missing_decision_is_named_at_the_events_record(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    del recs[index(recs, lambda r: r["type"] == "decision" and r["step"] == 3 and r["seat"] == 2)]
+    i = index(recs, lambda r: r["type"] == "events" and r["step"] == 3)
+    assert refusal(tmp_path, recs) == f"line {i + 1}: no decision of seat 2 at step 3"
+
+
+def test_a_fault_for_a_request_whose_decision_is_not_a_fallback(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["kolpa"])
+    step = recs[index(recs, lambda r: r["type"] == "decision" and r["source"] == "bot" and r["seat"] == 0, 2)]["step"]
+    i = first_of_step(recs, step)
+    recs.insert(i, fault(1, step, "timeout", 5))
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: a timeout fault of seat 1 for request 5, but that request's "
+                                       "decision is not a fallback")
+
+
+def test_a_fault_for_another_request_of_a_seat_that_fell_back(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["timeout"])
+    f = index(recs, lambda r: r["type"] == "fault")
+    recs.insert(f + 1, dict(recs[f], request_id=7))
+    assert refusal(tmp_path, recs) == (f"line {f + 2}: a timeout fault of seat 1 for request 7, but that request's "
+                                       "decision is not a fallback")
+
+
+def test_a_game_that_fails_on_a_step_is_a_mismatch_at_its_events(
+    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: KododoState, actions: Any) -> Any:
+        raise KeyError("no such card")
+
+    monkeypatch.setattr(KododoState, "apply", broken)
+    recs = records(games["clean"])
+    i = index(recs, lambda r: r["type"] == "events")
+    assert refusal(tmp_path, recs) == f"line {i + 1}: the game fails on apply(): KeyError: 'no such card'"
+
+
+def test_a_step_the_game_refuses_quotes_the_refusal_bounded(
+    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refused = IllegalAction(0, ["O2", "Y3"], "these cards cannot be played together " * 8)
+
+    def refusing(self: KododoState, actions: Any) -> Any:
+        raise refused
+
+    monkeypatch.setattr(KododoState, "apply", refusing)
+    recs = records(games["clean"])
+    i = index(recs, lambda r: r["type"] == "events")
+    assert len(repr(refused)) > 200
+    assert refusal(tmp_path, recs) == f"line {i + 1}: the game refuses the step's actions: {quoted(refused)}"
+
+
+def test_changed_events_are_quoted_both_ways_bounded(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    header = recs[0]
+    state = get_game("kododo").new_game(3, header["options"], header["seed"])
+    game = [e.to_json() for e in state.apply({r["seat"]: r["played"] for r in recs if r["type"] == "decision" and r["step"] == 0})]
+    i = index(recs, lambda r: r["type"] == "events")
+    recs[i]["events"][0]["round"] = 99
+    assert len(repr(recs[i]["events"])) > 200 and len(repr(game)) > 200
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: the recorded events differ from the game's: recorded "
+                                       f"{quoted(recs[i]['events'])}, game {quoted(game)}")
