@@ -27,7 +27,7 @@ from arena.referee.verify import verify_replay
 
 from .conftest import bad_spec, c_spec
 from .test_verify import Records, games, index, records, write  # noqa: F401 - `games` is a fixture
-from .test_verify_checks import fault, first_of_step
+from .test_verify_checks import SALT, fault, first_of_step
 
 
 def refusal(tmp_path: Path, recs: Records) -> str:
@@ -318,3 +318,68 @@ def test_changed_events_are_quoted_both_ways_bounded(games: dict[str, Path], tmp
     assert len(repr(recs[i]["events"])) > 200 and len(repr(game)) > 200
     assert refusal(tmp_path, recs) == (f"line {i + 1}: the recorded events differ from the game's: recorded "
                                        f"{quoted(recs[i]['events'])}, game {quoted(game)}")
+
+
+# --- bot answers -----------------------------------------------------------------------------------
+
+
+def answered_then_crashed(recs: Records) -> tuple[int, int]:
+    """The crash of the `faults` game turned into a bot that answered its request, then crashed in that
+    step: its commitment before the crash fault, and the action played its own (the fallback it got
+    anyway, so the game is unchanged). Returns (index of the commitment, index of the decision)."""
+    crash = index(recs, lambda r: r["type"] == "fault" and r["kind"] == "crash")
+    f = recs[crash]
+    i = index(recs, lambda r: r["type"] == "decision" and r["step"] == f["step"] and r["seat"] == f["seat"])
+    d = recs[i]
+    recs[i] = {"type": "decision", "step": d["step"], "seat": d["seat"], "source": "bot", "played": d["played"],
+               "id": f["request_id"], "salt": SALT, "elapsed_ms": 1.0}
+    first = first_of_step(recs, f["step"])
+    recs.insert(first, {"type": "commit", "step": d["step"], "seat": d["seat"], "id": f["request_id"],
+                        "commitment": commitment(SALT, d["step"], d["seat"], d["played"])})
+    return first, i + 1
+
+
+def test_a_bot_that_answered_then_crashed_in_the_same_step_keeps_its_answer(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["faults"])
+    c, i = answered_then_crashed(recs)
+    assert recs[c]["step"] == recs[i]["step"] and index(recs, lambda r: r.get("kind") == "crash") > c
+    report = verify_replay(write(tmp_path, recs))
+    assert report.commitments == verify_replay(games["faults"]).commitments + 1
+
+
+def test_an_answer_committed_after_the_crash_names_the_crash(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["faults"])
+    c, i = answered_then_crashed(recs)
+    crash = index(recs, lambda r: r.get("kind") == "crash")
+    recs.insert(crash, recs.pop(c))  # now after the crash fault
+    d = recs[i]
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: seat {d['seat']}, step {d['step']}: played as the bot's answer, but "
+                                       f"its bot was out of the game before it answered (crash, line {crash})")
+
+
+def test_a_game_that_fails_on_a_bot_answer_is_a_mismatch_at_the_decision(
+    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recs = records(games["clean"])
+    i = index(recs, lambda r: r["type"] == "decision" and r["source"] == "bot", 4)
+    unreadable = recs[i]["played"]
+    check = KododoState.check
+
+    def choking(self: KododoState, seat: int, action: Any) -> None:
+        if action == unreadable:
+            raise IndexError("card index out of range")
+        check(self, seat, action)
+
+    monkeypatch.setattr(KododoState, "check", choking)
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: the game fails on the action {unreadable!r}: IndexError: card index "
+                                       "out of range")
+
+
+def test_an_illegal_answer_played_as_the_bots_quotes_it_and_the_reason(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["faults"])
+    del recs[index(recs, lambda r: r["type"] == "fault" and r["kind"] == "illegal_action")]
+    i = index(recs, lambda r: r["type"] == "decision" and r.get("fault") == "illegal_action")
+    d = recs[i]
+    recs[i] = {k: v for k, v in d.items() if k not in ("fault", "answer")} | {"source": "bot", "played": d["answer"]}
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: seat 1, step 0: the bot's answer ['Z9'] is illegal (turn 1 plays "
+                                       "exactly 2 card(s), got 1), yet it was played")
