@@ -383,3 +383,47 @@ def test_an_illegal_answer_played_as_the_bots_quotes_it_and_the_reason(games: di
     recs[i] = {k: v for k, v in d.items() if k not in ("fault", "answer")} | {"source": "bot", "played": d["answer"]}
     assert refusal(tmp_path, recs) == (f"line {i + 1}: seat 1, step 0: the bot's answer ['Z9'] is illegal (turn 1 plays "
                                        "exactly 2 card(s), got 1), yet it was played")
+
+
+# --- commitments -----------------------------------------------------------------------------------
+
+
+def test_a_commitment_of_a_seat_that_does_not_decide_names_who_does(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["kolpa"])
+    i = index(recs, lambda r: r["type"] == "commit" and r["seat"] == 0, 3)
+    recs.insert(i, dict(recs[i], seat=1))
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: a commitment of seat 1, which does not decide at step "
+                                       f"{recs[i]['step']} (deciding: [0])")
+
+
+def test_a_second_commitment_of_a_seat_in_one_step(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    i = index(recs, lambda r: r["type"] == "commit" and r["step"] == 2)
+    recs.insert(i + 1, dict(recs[i]))
+    assert refusal(tmp_path, recs) == f"line {i + 2}: a second commitment of seat {recs[i]['seat']} at step 2"
+
+
+@pytest.mark.parametrize("after", ["decision", "illegal_action"])
+def test_a_commitment_after_the_answers_were_judged(games: dict[str, Path], tmp_path: Path, after: str) -> None:
+    recs = records(games["clean" if after == "decision" else "faults"])  # clean: no illegal_action fault before
+    j = index(recs, lambda r: r["type"] == "decision" if after == "decision" else r.get("kind") == "illegal_action")
+    c = index(recs, lambda r: r["type"] == "commit" and r["step"] == recs[j]["step"] and r["seat"] == 1)
+    recs.insert(j, recs.pop(c))  # just after the record it must precede
+    assert refusal(tmp_path, recs) == (f"line {j + 1}: a commitment written after the step's answers were judged (its "
+                                       "decisions or an illegal_action fault)")
+
+
+def test_a_commitment_in_the_recorded_part_of_a_branch(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    recs[0]["branch"] = {"of": "0" * 64, "at_step": 3}
+    assert refusal(tmp_path, recs) == "line 2: a commitment at step 0, which was recorded from the original game"
+
+
+def test_a_commitment_of_a_bot_out_of_the_game_names_the_fault(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["faults"])
+    crash = index(recs, lambda r: r["type"] == "fault" and r["kind"] == "crash")
+    seat, step = recs[crash]["seat"], recs[crash]["step"]
+    i = first_of_step(recs, step + 2)
+    recs.insert(i, {"type": "commit", "step": step + 2, "seat": seat, "id": 50, "commitment": "a" * 64})
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: a commitment of seat {seat}, whose bot was out of the game since "
+                                       f"step {step} (crash, line {crash + 1})")
