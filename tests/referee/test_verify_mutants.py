@@ -26,7 +26,7 @@ from arena.referee.replay.encoding import commitment
 from arena.referee.verify import verify_replay
 
 from .conftest import bad_spec, c_spec
-from .test_verify import Records, games, index, records, write  # noqa: F401 - `games` is a fixture
+from .test_verify import Records, branch_of, games, index, is_bot, records, write  # noqa: F401 - `games` is a fixture
 from .test_verify_checks import SALT, fault, first_of_step
 
 
@@ -427,3 +427,138 @@ def test_a_commitment_of_a_bot_out_of_the_game_names_the_fault(games: dict[str, 
     recs.insert(i, {"type": "commit", "step": step + 2, "seat": seat, "id": 50, "commitment": "a" * 64})
     assert refusal(tmp_path, recs) == (f"line {i + 1}: a commitment of seat {seat}, whose bot was out of the game since "
                                        f"step {step} (crash, line {crash + 1})")
+
+
+# --- decisions -------------------------------------------------------------------------------------
+
+
+def test_one_decision_too_many_in_a_step(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    i = index(recs, lambda r: r["type"] == "events" and r["step"] == 2)
+    recs.insert(i, dict(recs[i - 1]))
+    assert refusal(tmp_path, recs) == f"line {i + 1}: a decision of seat 2, but every deciding seat of step 2 has one"
+
+
+def test_decisions_out_of_seat_order_name_the_order(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    i = index(recs, lambda r: r["type"] == "decision" and r["step"] == 4)
+    recs[i], recs[i + 1] = recs[i + 1], recs[i]
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: a decision of seat 1 where seat 0's was expected (decisions come in "
+                                       "seat order, one per deciding seat: [0, 1, 2])")
+
+
+def test_a_bot_decision_before_the_branch_point(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = [r for r in records(games["clean"]) if r["type"] != "commit" or r["step"] >= 3]
+    recs[0]["branch"] = {"of": "0" * 64, "at_step": 3}
+    assert refusal(tmp_path, recs) == ("line 2: 'source': bot at step 0, before the branch point (step 3): decisions there "
+                                       "are 'recorded'")
+
+
+def test_an_illegal_recorded_action_quotes_the_reason(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = branch_of(games["clean"], 4)
+    i = index(recs, lambda r: r["type"] == "decision" and r["step"] == 2)
+    recs[i]["played"] = ["Z9"]
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: seat 0, step 2: the recorded action ['Z9'] is illegal: 'Z9' is not "
+                                       "a Kododo card (colour B/G/Y/O/V + value 1-6)")
+
+
+def test_a_recorded_decision_after_the_branch_point(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = branch_of(games["clean"], 4)
+    i = index(recs, lambda r: r["type"] == "decision" and r["step"] == 5)
+    recs[i] = {k: recs[i][k] for k in ("type", "step", "seat", "played")} | {"source": "recorded"}
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: 'source': 'recorded' is only for the steps of a branch before its "
+                                       "branch point")
+
+
+def test_a_request_id_that_goes_back_names_both(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["kolpa"])
+    first = recs[index(recs, lambda r: is_bot(r) and r["seat"] == 0, 0)]["id"]
+    i = index(recs, lambda r: is_bot(r) and r["seat"] == 0, 1)
+    recs[i]["id"] = first
+    c = index(recs, lambda r: r["type"] == "commit" and r["step"] == recs[i]["step"])
+    recs[c]["id"] = first
+    assert refusal(tmp_path, recs) == f"line {i + 1}: 'id': request {first} of seat 0 after its request {first}"
+
+
+def test_an_answered_request_recorded_as_unanswered(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    i = index(recs, is_bot, 3)
+    c = index(recs, lambda r: r["type"] == "commit" and r["step"] == recs[i]["step"] and r["seat"] == recs[i]["seat"])
+    del recs[i]["salt"]
+    recs[i].update(source="fallback", fault="timeout")
+    d = recs[i]
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: seat {d['seat']}, step {d['step']}: the bot answered (commitment on "
+                                       f"line {c + 1}), but the decision says timeout")
+
+
+def test_a_commitment_for_another_request_names_both(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["kolpa"])
+    c = index(recs, lambda r: r["type"] == "commit", 6)
+    recs[c]["id"] += 1000
+    i = index(recs, lambda r: r["type"] == "decision" and r["step"] == recs[c]["step"])
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: 'id': request {recs[i]['id']}, but the commitment (line {c + 1}) is "
+                                       f"for request {recs[c]['id']}")
+
+
+def test_an_answer_that_does_not_open_its_commitment(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    i = index(recs, is_bot, 7)
+    d = recs[i]
+    c = index(recs, lambda r: r["type"] == "commit" and r["step"] == d["step"] and r["seat"] == d["seat"])
+    d["played"] = ["B1"]
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: seat {d['seat']}, step {d['step']}: the answer ['B1'] with this "
+                                       f"salt does not open the commitment on line {c + 1}")
+
+
+def test_an_answer_without_its_commitment(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    c = index(recs, lambda r: r["type"] == "commit", 5)
+    gone = recs.pop(c)
+    i = index(recs, lambda r: r["type"] == "decision" and r["step"] == gone["step"] and r["seat"] == gone["seat"])
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: seat {gone['seat']}, step {gone['step']}: an answer without its "
+                                       "commitment (every answer is committed when it arrives)")
+
+
+# --- steps -----------------------------------------------------------------------------------------
+
+
+def test_a_record_after_the_game_ended_names_the_kind_and_step(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    last = max(r["step"] for r in recs if r["type"] == "events")
+    for record, kind in [(fault(0, 99), "fault"), ({"type": "events", "step": last + 1, "events": []}, "events")]:
+        changed = recs[:-1] + [record, recs[-1]]
+        assert refusal(tmp_path, changed) == f"line {len(recs)}: a {kind} record after the game ended (at step {last + 1})"
+
+
+def test_a_record_of_the_wrong_step_names_both_steps(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    recs = [r for r in recs if r.get("step") != 5 or r["type"] == "fault"]
+    i = first_of_step(recs, 6)
+    assert refusal(tmp_path, recs) == f"line {i + 1}: a commit record for step 6 where step 5 was expected"
+
+
+def test_a_replay_cut_after_a_fault(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    i = index(recs, lambda r: r["type"] == "events" and r["step"] == 4)
+    cut = recs[: i + 1] + [fault(0, 5, "unexpected_answer"), recs[-1]]
+    assert refusal(tmp_path, cut) == f"line {len(cut)}: step 5 has records but no events record (the replay is cut short)"
+
+
+def test_a_replay_cut_after_its_faults_before_the_game(edge_games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(edge_games["dead_at_start"])
+    cut = recs[:2] + [recs[-1]]
+    assert refusal(tmp_path, cut) == ("line 3: the game is not over: seats [0, 1, 2] decide at step 0 (the replay is cut "
+                                      "short)")
+
+
+def test_a_branch_point_beyond_the_game(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    steps = sum(r["type"] == "events" for r in recs)
+    recs[0]["branch"] = {"of": "0" * 64, "at_step": steps + 1}
+    recs = [r for r in recs if r["type"] != "commit"]
+    for r in recs:
+        if r["type"] == "decision":
+            for k in ("id", "salt", "elapsed_ms"):
+                r.pop(k, None)
+            r["source"] = "recorded"
+    assert refusal(tmp_path, recs) == f"line 1: 'branch': at_step {steps + 1} is beyond the game's {steps} steps"
