@@ -115,7 +115,7 @@ class _Walk:
         self.fatal: dict[int, FaultRecord] = {}
         self.last_id: dict[int, int] = {}
         self.decision_count = 0
-        self._new_step()
+        self._new_step(self.header.line)
 
     def fail(self, line: int, problem: str) -> ReplayMismatch:
         return ReplayMismatch(self.replay.source, line, problem)
@@ -163,9 +163,10 @@ class _Walk:
 
     # --- the body ---------------------------------------------------------------------------------
 
-    def _new_step(self) -> None:
+    def _new_step(self, line: int) -> None:
+        """The next step, from the state the record on `line` (the header, or the last events) left."""
         state = self.state
-        self.deciding = self.game(0, "to_move()", state.to_move)
+        self.deciding = self.game(line, "to_move()", state.to_move)
         self.commits: dict[int, Commit] = {}
         self.decisions: list[Decision] = []
         self.faults: list[FaultRecord] = [] if self.step else [f for f in self.all_faults]
@@ -358,7 +359,7 @@ class _Walk:
                        tuple(self.commits.values()), tuple(self.faults), tuple(self.decisions), tuple(e.events))
         self.decision_count += len(self.decisions)
         self.step += 1
-        self._new_step()
+        self._new_step(e.line)
         return step
 
     def _result(self) -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from arena.errors import IllegalAction, ReplayError
 from arena.games.kododo.state import KododoState
+from arena.games.base import GameSpec
 from arena.games.registry import get_game
 from arena.referee.bot import BotProcess, BotSpec
 from arena.referee.clock import TimeControl
@@ -562,3 +563,109 @@ def test_a_branch_point_beyond_the_game(games: dict[str, Path], tmp_path: Path) 
                 r.pop(k, None)
             r["source"] = "recorded"
     assert refusal(tmp_path, recs) == f"line 1: 'branch': at_step {steps + 1} is beyond the game's {steps} steps"
+
+
+# --- the header, and the game's own failures -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"game": "chess"}, "unknown game 'chess' (known games: kodama-draft, kodama-duo, kododo, kolpa)"),
+        ({"seats": []}, "game 'kododo' is for 2 to 5 players, got 0"),
+        ({"game_version": "0.9"}, "recorded with kododo version '0.9', this arena has version '1.1': the game cannot be "
+                                  "re-simulated"),
+        ({"options": {"long": False, "max_deals": 20, "target": 50, "zz": 1}},
+         "'options': game 'kododo' has no option 'zz' (its options: long, target, max_deals)"),
+        ({"options": {"long": False, "target": 50}}, "'options': {'long': False, 'target': 50} must list every option of "
+                                                     "kododo with its value: {'long': False, 'target': 50, 'max_deals': 20}"),
+        ({"time_control": {"decision_ms": -5, "bank_ms": None, "increment_ms": 0, "startup_ms": 10000}},
+         "'time_control': {'decision_ms': -5, 'bank_ms': None, 'increment_ms': 0, 'startup_ms': 10000} is not a time "
+         "control (ArenaError('decision_ms must be a positive number of milliseconds, got -5'))"),
+        ({"time_control": {"decision_ms": 1000, "bank_ms": None, "increment_ms": 0}},
+         "'time_control': {'decision_ms': 1000, 'bank_ms': None, 'increment_ms': 0} must be {'decision_ms': 1000, "
+         "'bank_ms': None, 'increment_ms': 0, 'startup_ms': 10000}"),
+    ],
+)
+def test_a_header_that_cannot_recreate_the_game_says_what_would(games: dict[str, Path], tmp_path: Path, change: dict[str, Any],
+                                                                message: str) -> None:
+    recs = records(games["clean"])
+    recs[0].update(change)
+    assert refusal(tmp_path, recs) == f"line 1: {message}"
+
+
+def test_seats_out_of_order(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    recs[0]["seats"][1], recs[0]["seats"][2] = recs[0]["seats"][2], recs[0]["seats"][1]
+    assert refusal(tmp_path, recs) == "line 1: 'seats': entry 1 is for seat 2: seats are listed in seat order"
+
+
+def test_a_game_that_fails_on_the_seed_is_a_mismatch_at_the_header(
+    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: GameSpec, seats: int, options: Any = None, seed: int = 0) -> Any:
+        raise ArithmeticError(f"cannot shuffle with {seed}")
+
+    monkeypatch.setattr(GameSpec, "new_game", broken)
+    assert refusal(tmp_path, records(games["clean"])) == "line 1: the game fails on the seed 9: ArithmeticError: cannot shuffle with 9"
+
+
+@pytest.mark.parametrize("after_step", [None, 3])
+def test_a_game_that_fails_to_say_who_moves_is_a_mismatch_at_the_record_that_made_the_state(
+    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after_step: int | None
+) -> None:
+    """The state the game chokes on was made by the header (the first step) or by the last events."""
+    to_move, apply = KododoState.to_move, KododoState.apply
+    steps_applied = []
+
+    def counting(self: KododoState, actions: Any) -> Any:
+        events = apply(self, actions)  # (which asks to_move itself)
+        steps_applied.append(1)
+        return events
+
+    def choking(self: KododoState) -> Any:
+        if after_step is None or len(steps_applied) > after_step:
+            raise AttributeError("no seat to move")
+        return to_move(self)
+
+    monkeypatch.setattr(KododoState, "apply", counting)
+    monkeypatch.setattr(KododoState, "to_move", choking)
+    recs = records(games["clean"])
+    line = 1 if after_step is None else index(recs, lambda r: r["type"] == "events" and r["step"] == after_step) + 1
+    assert refusal(tmp_path, recs) == f"line {line}: the game fails on to_move(): AttributeError: no seat to move"
+
+
+# --- faults out of place ---------------------------------------------------------------------------
+
+
+def test_a_fault_of_another_step_names_both_steps(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["clean"])
+    i = first_of_step(recs, 3)
+    recs.insert(i, fault(0, 2))
+    assert refusal(tmp_path, recs) == f"line {i + 1}: a fault of step 2 recorded during step 3"
+
+
+def test_a_fault_in_the_recorded_part_of_a_branch_says_no_bot_took_part(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = branch_of(games["clean"], 4)
+    i = first_of_step(recs, 2)
+    recs.insert(i, fault(0, 2, "unexpected_answer"))
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: a fault at step 2, which was recorded from the original game (no bot "
+                                       "took part)")
+
+
+def test_a_fault_among_the_decisions_says_where_faults_go(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["faults"])
+    i = index(recs, lambda r: r["type"] == "fault" and r["kind"] == "illegal_action")
+    recs.insert(i + 1, recs.pop(i))
+    assert refusal(tmp_path, recs) == (f"line {i + 2}: a fault written among the step's decisions (faults come before the "
+                                       "reveal)")
+
+
+def test_a_second_fault_taking_a_bot_out_names_the_first(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(games["faults"])
+    crash = index(recs, lambda r: r["type"] == "fault" and r["kind"] == "crash")
+    seat, step = recs[crash]["seat"], recs[crash]["step"]
+    i = first_of_step(recs, step + 2)
+    recs.insert(i, fault(seat, step + 2, "flood"))
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: a second fault that takes seat {seat}'s bot out of the game (first: "
+                                       f"line {crash + 1})")
