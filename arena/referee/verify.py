@@ -84,12 +84,11 @@ def verify_replay(replay: Replay | str | os.PathLike[str]) -> VerifyReport:
     """Check a replay (or the replay at a path) to its end; raises ReplayError at the first problem."""
     if not isinstance(replay, Replay):
         replay = load_replay(replay)
-    steps = decisions = commitments = faults = 0
+    steps = decisions = commitments = 0
     for step in resimulate(replay, detail=False):
         steps += 1
         decisions += len(step.decisions)
         commitments += len(step.commits)
-        faults += len(step.faults)
     header, result = replay.header, replay.result
     return VerifyReport(header.game, header.seed, steps, decisions, commitments, len(result.faults), result.points,
                         result.ranks, replay.sha256, header.branch.of if header.branch else None)

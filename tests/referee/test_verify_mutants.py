@@ -24,7 +24,8 @@ from arena.referee.clock import TimeControl
 from arena.referee.faults import FaultPolicy
 from arena.referee.referee import play_game
 from arena.referee.replay.encoding import commitment
-from arena.referee.verify import verify_replay
+from arena.referee.replay import load_replay
+from arena.referee.verify import VerifyReport, verify_replay
 
 from .conftest import bad_spec, c_spec
 from .test_verify import Records, branch_of, games, index, is_bot, records, write  # noqa: F401 - `games` is a fixture
@@ -669,3 +670,27 @@ def test_a_second_fault_taking_a_bot_out_names_the_first(games: dict[str, Path],
     recs.insert(i, fault(seat, step + 2, "flood"))
     assert refusal(tmp_path, recs) == (f"line {i + 1}: a second fault that takes seat {seat}'s bot out of the game (first: "
                                        f"line {crash + 1})")
+
+
+# --- the report ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["clean", "faults", "kolpa"])
+def test_the_report_counts_what_the_replay_holds(games: dict[str, Path], name: str) -> None:
+    recs = records(games[name])
+    result = recs[-1]
+    expected = VerifyReport(
+        game=recs[0]["game"], seed=9, steps=sum(r["type"] == "events" for r in recs),
+        decisions=sum(r["type"] == "decision" for r in recs), commitments=sum(r["type"] == "commit" for r in recs),
+        faults=len(result["faults"]), points=tuple(result["points"]), ranks=tuple(result["ranks"]),
+        sha256=load_replay(games[name]).sha256, branch_of=None)
+    assert verify_replay(games[name]) == expected
+    assert expected.faults == sum(r["type"] == "fault" for r in recs) and len(expected.sha256) == 64
+
+
+def test_the_report_of_a_branch_counts_its_recorded_decisions(games: dict[str, Path], tmp_path: Path) -> None:
+    recs = branch_of(games["clean"], 4)
+    report = verify_replay(write(tmp_path, recs))
+    assert (report.steps, report.decisions, report.commitments) == (
+        sum(r["type"] == "events" for r in recs), recs[-1]["decisions"], sum(r["type"] == "commit" for r in recs))
+    assert report.branch_of == load_replay(games["clean"]).sha256
