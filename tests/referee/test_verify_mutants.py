@@ -694,3 +694,21 @@ def test_the_report_of_a_branch_counts_its_recorded_decisions(games: dict[str, P
     assert (report.steps, report.decisions, report.commitments) == (
         sum(r["type"] == "events" for r in recs), recs[-1]["decisions"], sum(r["type"] == "commit" for r in recs))
     assert report.branch_of == load_replay(games["clean"]).sha256
+
+
+def test_a_game_that_fails_on_a_recorded_action_is_a_mismatch_at_the_decision(
+    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recs = branch_of(games["clean"], 4)
+    i = index(recs, lambda r: r["type"] == "decision" and r["step"] == 2)
+    unreadable = recs[i]["played"]
+    check = KododoState.check
+
+    def choking(self: KododoState, seat: int, action: Any) -> None:
+        if action == unreadable:
+            raise IndexError("card index out of range")
+        check(self, seat, action)
+
+    monkeypatch.setattr(KododoState, "check", choking)
+    assert refusal(tmp_path, recs) == (f"line {i + 1}: the game fails on the action {unreadable!r}: IndexError: card index "
+                                       "out of range")
