@@ -271,9 +271,10 @@ class _Walk:
             self.last_id[d.seat] = d.request_id
         commit = self.commits.get(d.seat)
         if commit is not None:
-            if d.salt is None:
+            if d.salt is None:  # so a fallback for want of an answer, and the reader requires its fault
+                assert d.fault is not None
                 raise self.fail(d.line, f"{at}: the bot answered (commitment on line {commit.line}), but the decision "
-                                        f"says {d.fault.value if d.fault else '?'}")
+                                        f"says {d.fault.value}")
             if commit.request_id != d.request_id:
                 raise self.fail(d.line, f"'id': request {d.request_id}, but the commitment (line {commit.line}) is for "
                                         f"request {commit.request_id}")

@@ -712,3 +712,18 @@ def test_a_game_that_fails_on_a_recorded_action_is_a_mismatch_at_the_decision(
     monkeypatch.setattr(KododoState, "check", choking)
     assert refusal(tmp_path, recs) == (f"line {i + 1}: the game fails on the action {unreadable!r}: IndexError: card index "
                                        "out of range")
+
+
+def test_what_a_failing_game_said_is_quoted_to_200_characters(
+    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said = "the cards do not add up " * 12
+
+    def broken(self: KododoState) -> Any:
+        raise ValueError(said)
+
+    monkeypatch.setattr(KododoState, "outcome", broken)
+    recs = records(games["clean"])
+    assert len(said) > 200
+    assert refusal(tmp_path, recs) == (f"line {len(recs)}: the game fails on outcome(): ValueError: {said[:200]}… "
+                                       f"[{len(said) - 200} more characters]")
