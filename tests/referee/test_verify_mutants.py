@@ -727,3 +727,18 @@ def test_what_a_failing_game_said_is_quoted_to_200_characters(
     assert len(said) > 200
     assert refusal(tmp_path, recs) == (f"line {len(recs)}: the game fails on outcome(): ValueError: {said[:200]}… "
                                        f"[{len(said) - 200} more characters]")
+
+
+@pytest.mark.parametrize("cut_after", ["commit", "decision"])
+def test_a_replay_cut_in_the_middle_of_a_step(games: dict[str, Path], tmp_path: Path, cut_after: str) -> None:
+    """Cut after the step's commitments, or after the decisions of a recorded step (which has no commitments)."""
+    recs = records(games["clean"]) if cut_after == "commit" else branch_of(games["clean"], 4)
+    last = index(recs, lambda r: r["type"] == cut_after and r["step"] == 2, 2)
+    cut = recs[: last + 1] + [recs[-1]]
+    assert refusal(tmp_path, cut) == f"line {len(cut)}: step 2 has records but no events record (the replay is cut short)"
+
+
+def test_a_branch_point_at_the_end_of_the_game_is_not_beyond_it(games: dict[str, Path], tmp_path: Path) -> None:
+    steps = sum(r["type"] == "events" for r in records(games["clean"]))
+    report = verify_replay(write(tmp_path, branch_of(games["clean"], steps)))
+    assert report.steps == steps and report.commitments == 0
