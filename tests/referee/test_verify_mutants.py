@@ -43,14 +43,14 @@ def refusal(tmp_path: Path, recs: Records) -> str:
 
 
 def play(tmp_path: Path, name: str, specs: list[BotSpec], *, close: tuple[int, ...] = (),
-         policy: FaultPolicy = FaultPolicy.FORFEIT) -> Path:
+         policy: FaultPolicy = FaultPolicy.FORFEIT, options: dict[str, Any] | None = None) -> Path:
     """A real kododo game of these bots (the seats in `close` stopped before it starts); its replay."""
     bots = [BotProcess.start(spec, TimeControl()) for spec in specs]
     try:
         for seat in close:
             bots[seat].close()
         path = tmp_path / f"{name}.jsonl"
-        play_game("kododo", bots, seed=9, replay_path=path, policy=policy)
+        play_game("kododo", bots, seed=9, replay_path=path, policy=policy, options=options)
     finally:
         for bot in bots:
             bot.close()
@@ -65,6 +65,7 @@ def edge_games(tmp_path_factory: pytest.TempPathFactory, c_bot: str) -> Iterator
         "two_illegal": play(out, "two_illegal", [c_spec(c_bot, 1), bad_spec("illegal"), bad_spec("illegal")]),
         "extra_lines": play(out, "extra_lines", [c_spec(c_bot, 1), bad_spec("twice"),
                                                  bad_spec("line", LINE='{"id": {id}, "action": ["Z9"]}\nthis is not json')]),
+        "long": play(out, "long", [c_spec(c_bot, 1), c_spec(c_bot, 2)], options={"long": True}),
         "continue": play(out, "continue", [c_spec(c_bot, 6), bad_spec("illegal"), bad_spec("crash", BAD_AT="3")],
                          policy=FaultPolicy.CONTINUE),
     }
@@ -94,6 +95,12 @@ def test_lines_a_bot_sent_beyond_its_answer_are_faults_that_take_no_decision(edg
     faults = [(r["seat"], r["kind"], r["step"], r["request_id"]) for r in recs if r["type"] == "fault"]
     assert sorted(faults, key=str) == [(1, "unexpected_answer", 0, 1), (2, "illegal_action", 0, 1), (2, "malformed_json", 0, None)]
     assert verify_replay(edge_games["extra_lines"]).faults == 3
+
+
+def test_a_game_with_options_is_re_simulated_with_them(edge_games: dict[str, Path], games: dict[str, Path]) -> None:
+    header = records(edge_games["long"])[0]
+    assert header["options"]["long"] is True and header["options"] != records(games["timeout"])[0]["options"]
+    assert verify_replay(edge_games["long"]).steps > verify_replay(games["timeout"]).steps
 
 
 def test_under_the_continue_policy_the_ranks_are_the_games(edge_games: dict[str, Path], tmp_path: Path) -> None:
