@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable, Iterator, Mapping, TypeVar, cast
+from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from arena.errors import ArenaError, IllegalAction, ReplayError
 from arena.games.base import GameSpec, GameState
@@ -366,7 +366,7 @@ class _Walk:
         r = self.replay.result
         outcome = self.game(r.line, "outcome()", self.state.outcome)
         faulty = {f.seat for f in self.all_faults}
-        expected: dict[str, object] = {
+        expected: dict[str, Any] = {
             "points": tuple(outcome.points),
             "tiebreaks": tuple(tuple(t) for t in outcome.tiebreaks),
             "game_ranks": tuple(outcome.ranks),
@@ -377,7 +377,7 @@ class _Walk:
         for member, value in expected.items():
             recorded = getattr(r, member)
             if recorded != value:
-                show = _show_faults if member == "faults" else _show
+                show: Callable[[Any], object] = _show_faults if member == "faults" else _show
                 raise self.fail(r.line, f"'{member}': the result says {short(show(recorded), 200)}, the game and the "
                                         f"recorded faults give {short(show(value), 200)}")
 
@@ -387,6 +387,6 @@ def _show(value: object) -> object:
     return [_show(v) for v in value] if isinstance(value, tuple) else value
 
 
-def _show_faults(faults: object) -> object:
+def _show_faults(faults: tuple[FaultRecord, ...]) -> object:
     """A result's faults (a tuple of FaultRecord either side) as what, whose and when."""
-    return [f"{f.kind.value} of seat {f.seat} at step {f.step}" for f in cast(tuple[FaultRecord, ...], faults)]
+    return [f"{f.kind.value} of seat {f.seat} at step {f.step}" for f in faults]
