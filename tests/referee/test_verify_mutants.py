@@ -25,7 +25,7 @@ from arena.referee.faults import FaultPolicy
 from arena.referee.referee import play_game
 from arena.referee.replay.encoding import commitment
 from arena.referee.replay import load_replay
-from arena.referee.verify import VerifyReport, verify_replay
+from arena.referee.verify import VerifyReport, resimulate, verify_replay
 
 from .conftest import bad_spec, c_spec
 from .test_verify import Records, branch_of, games, index, is_bot, records, write  # noqa: F401 - `games` is a fixture
@@ -749,3 +749,9 @@ def test_a_branch_point_at_the_end_of_the_game_is_not_beyond_it(games: dict[str,
     steps = sum(r["type"] == "events" for r in records(games["clean"]))
     report = verify_replay(write(tmp_path, branch_of(games["clean"], steps)))
     assert report.steps == steps and report.commitments == 0
+
+
+def test_resimulate_gives_each_step_its_recorded_events(games: dict[str, Path]) -> None:
+    recs = records(games["faults"])
+    recorded = [tuple(r["events"]) for r in recs if r["type"] == "events"]
+    assert [step.events for step in resimulate(load_replay(games["faults"]))] == recorded
