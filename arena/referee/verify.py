@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable, Iterator, Mapping, TypeVar
+from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from arena.errors import ArenaError, IllegalAction, ReplayError
 from arena.games.base import GameSpec, GameState
@@ -84,12 +84,11 @@ def verify_replay(replay: Replay | str | os.PathLike[str]) -> VerifyReport:
     """Check a replay (or the replay at a path) to its end; raises ReplayError at the first problem."""
     if not isinstance(replay, Replay):
         replay = load_replay(replay)
-    steps = decisions = commitments = faults = 0
+    steps = decisions = commitments = 0
     for step in resimulate(replay, detail=False):
         steps += 1
         decisions += len(step.decisions)
         commitments += len(step.commits)
-        faults += len(step.faults)
     header, result = replay.header, replay.result
     return VerifyReport(header.game, header.seed, steps, decisions, commitments, len(result.faults), result.points,
                         result.ranks, replay.sha256, header.branch.of if header.branch else None)
@@ -115,7 +114,7 @@ class _Walk:
         self.fatal: dict[int, FaultRecord] = {}
         self.last_id: dict[int, int] = {}
         self.decision_count = 0
-        self._new_step()
+        self._new_step(self.header.line)
 
     def fail(self, line: int, problem: str) -> ReplayMismatch:
         return ReplayMismatch(self.replay.source, line, problem)
@@ -163,9 +162,10 @@ class _Walk:
 
     # --- the body ---------------------------------------------------------------------------------
 
-    def _new_step(self) -> None:
+    def _new_step(self, line: int) -> None:
+        """The next step, from the state the record on `line` (the header, or the last events) left."""
         state = self.state
-        self.deciding = self.game(0, "to_move()", state.to_move)
+        self.deciding = self.game(line, "to_move()", state.to_move)
         self.commits: dict[int, Commit] = {}
         self.decisions: list[Decision] = []
         self.faults: list[FaultRecord] = [] if self.step else [f for f in self.all_faults]
@@ -271,9 +271,10 @@ class _Walk:
             self.last_id[d.seat] = d.request_id
         commit = self.commits.get(d.seat)
         if commit is not None:
-            if d.salt is None:
+            if d.salt is None:  # so a fallback for want of an answer, and the reader requires its fault
+                assert d.fault is not None
                 raise self.fail(d.line, f"{at}: the bot answered (commitment on line {commit.line}), but the decision "
-                                        f"says {d.fault.value if d.fault else '?'}")
+                                        f"says {d.fault.value}")
             if commit.request_id != d.request_id:
                 raise self.fail(d.line, f"'id': request {d.request_id}, but the commitment (line {commit.line}) is for "
                                         f"request {commit.request_id}")
@@ -320,8 +321,9 @@ class _Walk:
             cause = self._one(d, RESPONSE_FAULTS)
         if cause is None:
             raise self.fail(d.line, f"{at}: a fallback, but no fault of seat {d.seat} for request {d.request_id} explains it")
+        assert d.fault is not None  # the reader requires a fallback's fault
         if d.fault is not cause.kind:
-            raise self.fail(d.line, f"'fault': {d.fault.value if d.fault else None}, but the fault that explains this "
+            raise self.fail(d.line, f"'fault': {d.fault.value}, but the fault that explains this "
                                     f"fallback is {cause.kind.value} (line {cause.line})")
 
     def _one(self, d: Decision, kinds: set[FaultKind] | frozenset[FaultKind]) -> FaultRecord | None:
@@ -357,14 +359,14 @@ class _Walk:
                        tuple(self.commits.values()), tuple(self.faults), tuple(self.decisions), tuple(e.events))
         self.decision_count += len(self.decisions)
         self.step += 1
-        self._new_step()
+        self._new_step(e.line)
         return step
 
     def _result(self) -> None:
         r = self.replay.result
         outcome = self.game(r.line, "outcome()", self.state.outcome)
         faulty = {f.seat for f in self.all_faults}
-        expected: dict[str, object] = {
+        expected: dict[str, Any] = {
             "points": tuple(outcome.points),
             "tiebreaks": tuple(tuple(t) for t in outcome.tiebreaks),
             "game_ranks": tuple(outcome.ranks),
@@ -375,7 +377,7 @@ class _Walk:
         for member, value in expected.items():
             recorded = getattr(r, member)
             if recorded != value:
-                show = _show_faults if member == "faults" else _show
+                show: Callable[[Any], object] = _show_faults if member == "faults" else _show
                 raise self.fail(r.line, f"'{member}': the result says {short(show(recorded), 200)}, the game and the "
                                         f"recorded faults give {short(show(value), 200)}")
 
@@ -385,5 +387,6 @@ def _show(value: object) -> object:
     return [_show(v) for v in value] if isinstance(value, tuple) else value
 
 
-def _show_faults(faults: object) -> object:
-    return [f"{f.kind.value} of seat {f.seat} at step {f.step}" for f in faults] if isinstance(faults, tuple) else faults
+def _show_faults(faults: tuple[FaultRecord, ...]) -> object:
+    """A result's faults (a tuple of FaultRecord either side) as what, whose and when."""
+    return [f"{f.kind.value} of seat {f.seat} at step {f.step}" for f in faults]
