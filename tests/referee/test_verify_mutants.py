@@ -92,8 +92,9 @@ def test_lines_a_bot_sent_beyond_its_answer_are_faults_that_take_no_decision(edg
     """A second answer is an unexpected_answer for the answered request; a bad line while no request
     is pending is a malformed_json fault of no request. Neither stands for a decision."""
     recs = records(edge_games["extra_lines"])
-    faults = [(r["seat"], r["kind"], r["step"], r["request_id"]) for r in recs if r["type"] == "fault"]
-    assert sorted(faults, key=str) == [(1, "unexpected_answer", 0, 1), (2, "illegal_action", 0, 1), (2, "malformed_json", 0, None)]
+    # (the step of the two extra lines depends on when the referee reads them, so it is not asserted)
+    faults = [(r["seat"], r["kind"], r["request_id"]) for r in recs if r["type"] == "fault"]
+    assert sorted(faults, key=str) == [(1, "unexpected_answer", 1), (2, "illegal_action", 1), (2, "malformed_json", None)]
     assert verify_replay(edge_games["extra_lines"]).faults == 3
 
 
