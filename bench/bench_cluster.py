@@ -28,7 +28,7 @@ from arena.cluster.executor import DaskExecutor
 from arena.tournament import config as tconfig
 from arena.tournament.executor import Executor
 from arena.tournament.runner import run as run_tournament
-from bench.stats import Figure, fmt, write_section
+from bench.stats import Figure, fmt, report, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "tests" / "tournament" / "bots" / "det_bot.py"
@@ -139,16 +139,7 @@ def main() -> None:
     started = time.perf_counter()
     figures, verdicts = run(1 if args.quick else 3, 3 if args.quick else 10, args.think_ms)
     command = f".venv/bin/python -m bench.bench_cluster{' --quick' if args.quick else ''} --think-ms {args.think_ms:g}"
-    lines = [
-        f"Command: `{command} --write` ({time.perf_counter() - started:.0f} s).",
-        "",
-        *verdicts,
-        "",
-        "| figure | median | range | unit | repeats |",
-        "|---|---|---|---|---|",
-        *[f.row() for f in figures],
-    ]
-    text = "\n".join(lines)
+    text = report(f"{command} --write", f"{time.perf_counter() - started:.0f} s", verdicts, figures)
     print(text)
     if args.write:
         write_section(ROOT / "BENCHMARKS.md", "cluster", "Many machines: the Dask executor", text)

@@ -19,7 +19,7 @@ from arena.sandbox.policy import SandboxPolicy
 from arena.tournament.runner import run as run_tournament
 from bench.bench_referee import ensure_c_bot
 from bench.bench_tournament import demo_config
-from bench.stats import Figure, write_section
+from bench.stats import Figure, report, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,18 +90,9 @@ def main() -> None:
     started, load = time.perf_counter(), os.getloadavg()[0]
     found = run(repeats=args.repeats, rounds=args.rounds)
     command = f".venv/bin/python -m bench.bench_sandbox --repeats {args.repeats} --rounds {args.rounds}"
-    lines = [
-        f"Command: `{command} --write` ({time.perf_counter() - started:.0f} s, load average before: {load:.2f}).",
-        "",
-        "| target | measured (median) | target | status |",
-        "|---|---|---|---|",
-        *targets(found),
-        "",
-        "| figure | median | range | unit | repeats |",
-        "|---|---|---|---|---|",
-        *[figure.row() for figure in found],
-    ]
-    text = "\n".join(lines)
+    verdicts = ["| target | measured (median) | target | status |", "|---|---|---|---|", *targets(found)]
+    note = f"{time.perf_counter() - started:.0f} s, load average before: {load:.2f}"
+    text = report(f"{command} --write", note, verdicts, found)
     print(text)
     if args.write:
         write_section(ROOT / "BENCHMARKS.md", "sandbox", "The sandbox: start-up and throughput", text)

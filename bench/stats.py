@@ -52,3 +52,16 @@ def write_section(path: Path, key: str, title: str, text: str) -> None:
 def marked_sections(text: str) -> list[str]:
     """Every `<!-- key:begin -->` ... `<!-- key:end -->` section of a file, in order."""
     return [m.group(0) for m in re.finditer(r"<!-- ([\w-]+):begin -->.*?<!-- \1:end -->", text, flags=re.S)]
+
+
+def report(command: str, note: str, verdicts: list[str], figures: list[Figure]) -> str:
+    """A benchmark's section: how it was run, its verdicts (a table's rows and remarks), its figures."""
+    return "\n".join([
+        f"Command: `{command}` ({note}).",
+        "",
+        *verdicts,
+        "",
+        "| figure | median | range | unit | repeats |",
+        "|---|---|---|---|---|",
+        *[f.row() for f in figures],
+    ])
