@@ -33,7 +33,8 @@ _UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u20
 def clean(text: object, limit: int = DETAIL_CHARS, *, keep_newlines: bool = False) -> str:
     """`text` as printable, bounded text (at most `limit` characters plus a short marker)."""
     s = text if isinstance(text, str) else str(text)
-    if len(s) > 4 * limit + 64:  # bound the work on huge inputs before the regexes run
+    unread = max(0, len(s) - (4 * limit + 64))  # bound the work on huge inputs before the regexes run
+    if unread:
         s = s[: 4 * limit + 64]
     s = _ESCAPES.sub("", s)
     if keep_newlines:
@@ -41,7 +42,7 @@ def clean(text: object, limit: int = DETAIL_CHARS, *, keep_newlines: bool = Fals
     else:
         s = _UNSAFE.sub("\ufffd", s)
     if len(s) > limit:
-        dropped = len(s) - limit
+        dropped = len(s) - limit + unread  # the uncleaned tail counts as it came
         s = f"{s[:limit]}… [{dropped} more characters]"
     return s
 

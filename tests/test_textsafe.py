@@ -22,9 +22,12 @@ def test_controls_become_replacement_characters() -> None:
 
 def test_long_text_is_cut_and_marked() -> None:
     out = clean("x" * 5000, 100)
-    assert out.startswith("x" * 100)
-    assert out.endswith("more characters]")
-    assert len(out) < 140
+    assert out == "x" * 100 + "… [4900 more characters]"  # counted over the whole text, not the part cleaned
+
+
+def test_the_count_of_dropped_characters_is_of_the_cleaned_text_and_the_unread_tail() -> None:
+    assert clean("\x1b[31m" + "y" * 150, 100) == "y" * 100 + "… [50 more characters]"  # the escape is not counted
+    assert clean("\x1b[31m" + "y" * 995, 100) == "y" * 100 + "… [895 more characters]"  # 995 - 100: read or not
 
 
 def test_bytes() -> None:

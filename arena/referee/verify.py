@@ -168,7 +168,7 @@ class _Walk:
         self.deciding = self.game(line, "to_move()", state.to_move)
         self.commits: dict[int, Commit] = {}
         self.decisions: list[Decision] = []
-        self.faults: list[FaultRecord] = [] if self.step else [f for f in self.all_faults]
+        self.faults: list[FaultRecord] = []  # step 0's also gathers the faults recorded before the game
         # Views are drawn from the copy, which nothing changes later: a view may share lists with its state.
         self.before = before = state.clone() if self.detail else None
         self.views = {s: before.view(s) for s in self.deciding} if before is not None else {}

@@ -68,6 +68,8 @@ def edge_games(tmp_path_factory: pytest.TempPathFactory, c_bot: str) -> Iterator
         "long": play(out, "long", [c_spec(c_bot, 1), c_spec(c_bot, 2)], options={"long": True}),
         "continue": play(out, "continue", [c_spec(c_bot, 6), bad_spec("illegal"), bad_spec("crash", BAD_AT="3")],
                          policy=FaultPolicy.CONTINUE),
+        "always_illegal": play(out, "always_illegal", [c_spec(c_bot, 6), bad_spec("illegal_always")],
+                               policy=FaultPolicy.CONTINUE),
     }
 
 
@@ -256,6 +258,18 @@ def test_a_long_result_member_is_quoted_to_200_characters(games: dict[str, Path]
     assert refusal(tmp_path, recs) == (
         f"line {len(recs)}: 'faults': the result says {quoted[:200]}… [{len(quoted) - 200} more characters], the game "
         "and the recorded faults give ['illegal_action of seat 1 at step 0', 'crash of seat 2 at step 2']")
+
+
+def test_the_games_side_of_a_long_result_member_is_quoted_to_200_characters(
+        edge_games: dict[str, Path], tmp_path: Path) -> None:
+    recs = records(edge_games["always_illegal"])  # under `continue`, a fault at each of the bot's steps
+    faults = recs[-1]["faults"]
+    recs[-1]["faults"] = []
+    shown = repr([f"{f['kind']} of seat {f['seat']} at step {f['step']}" for f in faults])
+    assert len(shown) > 200
+    assert refusal(tmp_path, recs) == (
+        f"line {len(recs)}: 'faults': the result says [], the game and the recorded faults give "
+        f"{shown[:200]}… [{len(shown) - 200} more characters]")
 
 
 # --- events ----------------------------------------------------------------------------------------
@@ -756,3 +770,39 @@ def test_resimulate_gives_each_step_its_recorded_events(games: dict[str, Path]) 
     recs = records(games["faults"])
     recorded = [tuple(r["events"]) for r in recs if r["type"] == "events"]
     assert [step.events for step in resimulate(load_replay(games["faults"]))] == recorded
+
+
+def test_the_first_step_holds_the_faults_from_before_the_game(edge_games: dict[str, Path]) -> None:
+    steps = list(resimulate(load_replay(edge_games["dead_at_start"])))
+    assert [(f.seat, f.kind.value, f.step) for f in steps[0].faults] == [(1, "start_failed", -1)]
+    assert all(f.step == s.step for s in steps[1:] for f in s.faults)
+
+
+def test_without_detail_no_state_is_copied_and_no_view_drawn(games: dict[str, Path]) -> None:
+    replay = load_replay(games["clean"])
+    bare = list(resimulate(replay, detail=False))
+    assert bare and all(s.state is None and not s.views and not s.legal for s in bare)
+    full = list(resimulate(replay))
+    assert [s.events for s in full] == [s.events for s in bare]
+    assert all(s.state is not None and set(s.views) == set(s.legal) == set(s.deciding) for s in full)
+
+
+def test_verify_copies_no_state_and_draws_no_view(games: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checking needs the rules only; copies and views are what a viewer asks resimulate for."""
+    calls: list[str] = []
+    clone, view = KododoState.clone, KododoState.view
+
+    def counted_clone(self: KododoState) -> KododoState:
+        calls.append("clone")
+        return clone(self)
+
+    def counted_view(self: KododoState, seat: int) -> Any:
+        calls.append("view")
+        return view(self, seat)
+
+    monkeypatch.setattr(KododoState, "clone", counted_clone)
+    monkeypatch.setattr(KododoState, "view", counted_view)
+    report = verify_replay(games["clean"])
+    assert report.steps > 0 and calls == []
+    list(resimulate(load_replay(games["clean"])))
+    assert {"clone", "view"} <= set(calls)  # the spies see what detail asks for

@@ -94,6 +94,8 @@ def on_request(request: dict, count: int) -> None:
             sys.stderr.flush()
     elif MODE == "illegal" and bad:
         return send(answer_line(request, ["Z9"]))
+    elif MODE == "illegal_always":  # every answer illegal (a fault each step under the `continue` policy)
+        return send(answer_line(request, ["Z9"]))
     elif MODE == "early" and bad:
         guess = dict(request, id=request["id"] + 1)
         return send(answer_line(request) + answer_line(guess))  # one write: the second line comes before its request
