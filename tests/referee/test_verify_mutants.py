@@ -381,11 +381,8 @@ def test_an_answer_committed_after_the_crash_names_the_crash(games: dict[str, Pa
                                        f"its bot was out of the game before it answered (crash, line {crash})")
 
 
-def test_a_game_that_fails_on_a_bot_answer_is_a_mismatch_at_the_decision(
-    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    recs = records(games["clean"])
-    i = index(recs, lambda r: r["type"] == "decision" and r["source"] == "bot", 4)
+def refusal_when_check_fails(tmp_path: Path, recs: Records, i: int, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The verifier's message when the game's check() raises on the action played at record `i`."""
     unreadable = recs[i]["played"]
     check = KododoState.check
 
@@ -395,8 +392,16 @@ def test_a_game_that_fails_on_a_bot_answer_is_a_mismatch_at_the_decision(
         check(self, seat, action)
 
     monkeypatch.setattr(KododoState, "check", choking)
-    assert refusal(tmp_path, recs) == (f"line {i + 1}: the game fails on the action {unreadable!r}: IndexError: card index "
-                                       "out of range")
+    return refusal(tmp_path, recs)
+
+
+def test_a_game_that_fails_on_a_bot_answer_is_a_mismatch_at_the_decision(
+    games: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recs = records(games["clean"])
+    i = index(recs, lambda r: r["type"] == "decision" and r["source"] == "bot", 4)
+    assert refusal_when_check_fails(tmp_path, recs, i, monkeypatch) == (
+        f"line {i + 1}: the game fails on the action {recs[i]['played']!r}: IndexError: card index out of range")
 
 
 def test_an_illegal_answer_played_as_the_bots_quotes_it_and_the_reason(games: dict[str, Path], tmp_path: Path) -> None:
@@ -723,17 +728,8 @@ def test_a_game_that_fails_on_a_recorded_action_is_a_mismatch_at_the_decision(
 ) -> None:
     recs = branch_of(games["clean"], 4)
     i = index(recs, lambda r: r["type"] == "decision" and r["step"] == 2)
-    unreadable = recs[i]["played"]
-    check = KododoState.check
-
-    def choking(self: KododoState, seat: int, action: Any) -> None:
-        if action == unreadable:
-            raise IndexError("card index out of range")
-        check(self, seat, action)
-
-    monkeypatch.setattr(KododoState, "check", choking)
-    assert refusal(tmp_path, recs) == (f"line {i + 1}: the game fails on the action {unreadable!r}: IndexError: card index "
-                                       "out of range")
+    assert refusal_when_check_fails(tmp_path, recs, i, monkeypatch) == (
+        f"line {i + 1}: the game fails on the action {recs[i]['played']!r}: IndexError: card index out of range")
 
 
 def test_what_a_failing_game_said_is_quoted_to_200_characters(
