@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable
 
-from arena.referee.limits import Limits
+from arena.core.limits import Limits
 from arena.referee.session import BotSpec, Classification
 from arena.referee.transport import Arrival, ArrivalKind, Batch
 

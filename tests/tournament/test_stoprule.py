@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from arena.tournament.stoprule import (
+from arena.stats.stoprule import (
     StopRule,
     StopWatch,
     complete_rounds,

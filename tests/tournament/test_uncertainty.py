@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from arena.tournament.uncertainty import deal_blocks, estimate, resample_counts, small_sample_factor
+from arena.stats.uncertainty import deal_blocks, estimate, resample_counts, small_sample_factor
 from bench.simfield import Field, tournament, true_average_ranks
 
 FIELD = Field((0.0, 0.3, 0.6, 1.0), seats=4)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from arena.referee.replay import read_replay
+from arena.replay import read_replay
 from tests.web.conftest import SEATS, run_cli, screenshot
 
 

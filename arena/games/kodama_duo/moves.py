@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from arena.errors import IllegalAction
 from arena.games.base import Seat
-from arena.games.kodama_duo.common import attachment, is_int
-from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS
+from arena.games.kodama.common import attachment, is_int
+from arena.games.kodama.rules import MAX_PLACEMENT_POINTS
 from arena.jsonvalue import JSON
 
 if TYPE_CHECKING:

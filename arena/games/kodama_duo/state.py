@@ -51,9 +51,9 @@ from typing import Any, Mapping
 
 from arena.errors import GameOver, IllegalAction
 from arena.games.base import Event, Seat
-from arena.games.kodama_duo.cards import KODAMA_PER_PLAYER, SEASONS, CardSet, default_cards
-from arena.games.kodama_duo.common import KodamaTable, is_int
-from arena.games.kodama_duo.rules import Tree, line_points
+from arena.games.kodama.cards import KODAMA_PER_PLAYER, SEASONS, CardSet, default_cards
+from arena.games.kodama.common import KodamaTable, is_int
+from arena.games.kodama.rules import Tree, line_points
 from arena.games.kodama_duo.moves import TURNS_PER_SEASON, Step, check_place, check_spirit, check_split, shape
 from arena.games.kodama_duo.view import duo_snapshot, duo_view
 from arena.jsonvalue import JSON

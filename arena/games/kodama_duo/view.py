@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.games.base import Seat
-from arena.games.kodama_duo.cards import SEASONS
+from arena.games.kodama.cards import SEASONS
 from arena.games.kodama_duo.moves import TURNS_PER_SEASON, Step
-from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS
+from arena.games.kodama.rules import MAX_PLACEMENT_POINTS
 from arena.jsonvalue import JSON
 
 if TYPE_CHECKING:
