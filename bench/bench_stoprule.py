@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 from arena.games.registry import get_game
 from arena.stats.collusion import detect
 from arena.tournament.schedule.plan import Rotations, ScheduleSpec, build
-from arena.tournament.schedule.seating import balance, next_counts
+from arena.stats.seating import balance, next_counts
 from arena.stats.stoprule import StopRule, stopping_round
 from arena.stats.uncertainty import estimate
 from bench.simfield import Field, SimGame, tournament, true_average_ranks

@@ -7,11 +7,44 @@ Pure: no I/O. The seating itself (who sits next to whom, the balanced cyclic ord
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from arena.jsonvalue import JSON
 from arena.stats.uncertainty import GameLike
-from arena.tournament.schedule.seating import NeighbourBalance, balance, next_counts
+
+
+def next_counts(seatings: Iterable[Sequence[int]], entrants: int) -> list[list[int]]:
+    """counts[a][b]: games in which b sat directly after a (b is a's next; a is b's previous)."""
+    out = [[0] * entrants for _ in range(entrants)]
+    for seats in seatings:
+        k = len(seats)
+        for s in range(k):
+            out[seats[s]][seats[(s + 1) % k]] += 1
+    return out
+
+
+@dataclass(frozen=True)
+class NeighbourBalance:
+    spread: int  # largest minus smallest count over ordered pairs of distinct entrants (0: exact)
+    deviation: float  # share of all adjacencies that would have to move to reach balance (0: exact)
+    low: int
+    high: int
+
+    @property
+    def exact(self) -> bool:
+        return self.spread == 0
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"spread": self.spread, "deviation": self.deviation, "low": self.low, "high": self.high}
+
+
+def balance(counts: Sequence[Sequence[int]]) -> NeighbourBalance:
+    cells = [counts[a][b] for a in range(len(counts)) for b in range(len(counts)) if a != b]
+    if not cells or not sum(cells):
+        return NeighbourBalance(0, 0.0, 0, 0)
+    mean = sum(cells) / len(cells)
+    moves = sum(abs(c - mean) for c in cells) / 2  # each move takes one from a high cell to a low one
+    return NeighbourBalance(max(cells) - min(cells), moves / sum(cells), min(cells), max(cells))
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Fair seating: who sits next to whom, measured and balanced. Pure: no I/O.
+"""Fair seating: who sits next to whom, balanced (`arena.stats.seating` measures it). Pure: no I/O.
 
 Seats are in play order around the table, so seat s+1 (cyclically) is the *next* of seat s: the
 player after it in Kolpa!'s play order, the one it passes to in the draft. An entrant's neighbours
@@ -17,10 +17,7 @@ Balance at every table gives exact balance over any round-robin of any n.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Iterable, Sequence
-
-from arena.jsonvalue import JSON
+from typing import Sequence
 
 
 def _multiplicity(k: int) -> int:
@@ -79,37 +76,3 @@ def neighbour_seatings(table: Sequence[int]) -> list[tuple[int, ...]]:
     """The games of one table: every balanced cyclic order, each under all k rotations."""
     k = len(table)
     return [tuple(table[c[(s + r) % k]] for s in range(k)) for c in neighbour_cycles(k) for r in range(k)]
-
-
-def next_counts(seatings: Iterable[Sequence[int]], entrants: int) -> list[list[int]]:
-    """counts[a][b]: games in which b sat directly after a (b is a's next; a is b's previous)."""
-    out = [[0] * entrants for _ in range(entrants)]
-    for seats in seatings:
-        k = len(seats)
-        for s in range(k):
-            out[seats[s]][seats[(s + 1) % k]] += 1
-    return out
-
-
-@dataclass(frozen=True)
-class NeighbourBalance:
-    spread: int  # largest minus smallest count over ordered pairs of distinct entrants (0: exact)
-    deviation: float  # share of all adjacencies that would have to move to reach balance (0: exact)
-    low: int
-    high: int
-
-    @property
-    def exact(self) -> bool:
-        return self.spread == 0
-
-    def to_json(self) -> dict[str, JSON]:
-        return {"spread": self.spread, "deviation": self.deviation, "low": self.low, "high": self.high}
-
-
-def balance(counts: Sequence[Sequence[int]]) -> NeighbourBalance:
-    cells = [counts[a][b] for a in range(len(counts)) for b in range(len(counts)) if a != b]
-    if not cells or not sum(cells):
-        return NeighbourBalance(0, 0.0, 0, 0)
-    mean = sum(cells) / len(cells)
-    moves = sum(abs(c - mean) for c in cells) / 2  # each move takes one from a high cell to a low one
-    return NeighbourBalance(max(cells) - min(cells), moves / sum(cells), min(cells), max(cells))
