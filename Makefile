@@ -29,7 +29,7 @@ demo: setup
 
 # The fast tier, before each commit: types, the layering contracts, and every test that starts no
 # process, sandbox, browser or cluster and runs no documented command (markers in pyproject.toml).
-FAST := not process and not sandbox and not browser and not cluster and not docs
+FAST := not process and not sandbox and not browser and not cluster and not docs and not slow
 
 check: setup
 	$(VENV)/bin/mypy

@@ -12,6 +12,8 @@ import pytest
 from arena.jsonvalue import loads
 from arena.replay import Source, load_replay
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 DET = ROOT / "tests" / "tournament" / "bots" / "det_bot.py"
 

@@ -27,6 +27,8 @@ from arena.tournament.config import tournament as tconfig
 from arena.tournament.run import runner
 from arena.results.store import Store
 
+pytestmark = pytest.mark.cluster
+
 REPO = Path(__file__).parents[2]
 BOT = REPO / "tests" / "tournament" / "bots" / "det_bot.py"
 ARENA = str(Path(sys.executable).parent / "arena")

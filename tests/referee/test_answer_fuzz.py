@@ -20,6 +20,9 @@ from arena.referee.verify import verify_replay
 
 from .conftest import C_BOT, assert_group_gone, bad_spec, c_spec
 from .fake import FakeBot, FakeClock, FakeTransport, answer_after
+import pytest
+
+pytestmark = pytest.mark.process
 
 leaves = (
     st.none()

@@ -26,6 +26,8 @@ from arena.referee.verify import resimulate, verify_replay
 
 from .conftest import BAD_BOT, StartBots
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 DET = str(ROOT / "tests" / "tournament" / "bots" / "det_bot.py")
 

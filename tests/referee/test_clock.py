@@ -162,6 +162,7 @@ class JumpClock:
         return 0.0 if self.calls == 1 else self.later
 
 
+@pytest.mark.process
 def test_startup_allowance_runs_from_the_spawn():
     tc = TimeControl(startup_ms=10_000)
     with pytest.raises(BotStartError, match="no hello within the start-up allowance of 10000 ms"):
@@ -170,6 +171,7 @@ def test_startup_allowance_runs_from_the_spawn():
     bot.close()
 
 
+@pytest.mark.process
 def test_flood_drift_on_real_processes_is_measured(start_bots, tmp_path):
     """A real bot that sleeps 100 ms per decision next to one flooding stderr for 150 ms: what the
     referee records differs from what the bot itself measured by the pipes' latency only, never by the

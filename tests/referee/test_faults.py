@@ -25,6 +25,8 @@ from arena.referee.verify import verify_replay
 
 from .conftest import assert_group_gone, bad_spec, c_spec
 
+pytestmark = pytest.mark.process
+
 FAST = TimeControl(decision_ms=1000, shutdown_ms=300)
 BAD = 1
 

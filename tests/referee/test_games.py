@@ -27,6 +27,8 @@ from arena.referee.verify import verify_replay
 
 from .conftest import JS_BOT, PY_BOT, bad_spec, c_spec
 
+pytestmark = pytest.mark.process
+
 SCHEMA = json.loads(SCHEMA_PATH.read_text())
 
 

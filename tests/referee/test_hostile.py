@@ -24,6 +24,8 @@ from arena.referee.verify import verify_replay
 from .conftest import BAD_BOT, PY_BOT, bad_spec
 from .test_faults import BAD, FAST, kinds, play
 
+pytestmark = pytest.mark.process
+
 DEEP = "[" * 300 + "]" * 300
 
 

@@ -26,6 +26,8 @@ from arena.referee.verify import verify_replay
 
 from .conftest import bad_spec, c_spec
 
+pytestmark = pytest.mark.process
+
 SCHEMA = json.loads(SCHEMA_PATH.read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 

@@ -24,6 +24,8 @@ from arena.referee.verify import ReplayMismatch, resimulate, verify_replay
 
 from .conftest import bad_spec, c_spec
 
+pytestmark = pytest.mark.process
+
 Records = list[dict[str, Any]]
 
 

@@ -31,6 +31,8 @@ from .conftest import bad_spec, c_spec
 from .test_verify import Records, branch_of, games, index, is_bot, records, write  # noqa: F401 - `games` is a fixture
 from .test_verify_checks import SALT, fault, first_of_step
 
+pytestmark = pytest.mark.process
+
 
 def refusal(tmp_path: Path, recs: Records) -> str:
     """The verifier's message for a forgery, without the `<path>: ` it opens with."""

@@ -8,6 +8,9 @@ import yaml
 
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.run.runner import run
+import pytest
+
+pytestmark = pytest.mark.process
 
 DEMO = Path(__file__).resolve().parents[2] / "configs" / "kododo.yaml"
 

@@ -23,6 +23,8 @@ from arena.tournament.config import sandbox as config_sandbox
 
 from .conftest import ROOT
 
+pytestmark = pytest.mark.sandbox
+
 PY_BOT = str(ROOT / "sample_bots" / "python" / "random_bot.py")
 UNAVAILABLE = probe_module.Support(None, "bubblewrap (bwrap) is not installed", False, None)
 

@@ -25,6 +25,8 @@ from arena.sandbox.policy import SandboxPolicy
 
 from .conftest import ESCAPE_BOT, ROOT, host_processes, program_pids
 
+pytestmark = pytest.mark.sandbox
+
 TC = TimeControl(decision_ms=5000, shutdown_ms=300)
 
 

@@ -16,6 +16,8 @@ from arena.sandbox.policy import SandboxPolicy
 
 from .conftest import ROOT
 
+pytestmark = pytest.mark.sandbox
+
 PY = ROOT / "sample_bots" / "python"
 TC = TimeControl(decision_ms=5000, shutdown_ms=1000)
 

@@ -13,6 +13,9 @@ from arena.referee.referee import play_game
 from arena.tournament.config import tournament as tconfig
 
 from .conftest import ESCAPE_BOT
+import pytest
+
+pytestmark = pytest.mark.sandbox
 
 TC = TimeControl(decision_ms=5000, shutdown_ms=300)
 

@@ -13,6 +13,9 @@ from arena.tournament.run.runner import run
 from arena.results.store import Store
 from arena.stats.standings import store_standings
 from .tournament_helpers import det_entrants
+import pytest
+
+pytestmark = pytest.mark.process
 
 BAD_BOT = Path(__file__).parents[1] / "referee" / "bots" / "bad_bot.py"
 

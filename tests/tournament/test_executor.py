@@ -18,6 +18,8 @@ from arena.tournament.run.player import PlayerSetup
 
 from .test_runner import small
 
+pytestmark = pytest.mark.process
+
 
 class Losing:
     """Plays in-process, but loses the worker holding the tasks whose index is in `doomed`, every time

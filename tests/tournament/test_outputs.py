@@ -22,6 +22,8 @@ from arena.results.store import Store
 
 from .test_runner import small
 
+pytestmark = pytest.mark.process
+
 ROOT = os.geteuid() == 0
 
 

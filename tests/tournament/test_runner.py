@@ -22,6 +22,8 @@ from arena.results.store import Store
 
 from .tournament_helpers import REPO, det_entrants
 
+pytestmark = pytest.mark.process
+
 ARENA = [str(Path(sys.executable).parent / "arena")]
 
 

@@ -18,6 +18,8 @@ from arena.tournament.run import runner
 from .test_runner import _group_gone, _start, _standings_json, _stored, _wait_for, small
 from .tournament_helpers import det_entrants
 
+pytestmark = pytest.mark.process
+
 DIES = Path(__file__).parent / "bots" / "dies_bot.py"
 
 

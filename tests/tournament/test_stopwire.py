@@ -31,6 +31,8 @@ from bench.simfield import Field, tournament
 from .test_runner import ARENA, _bots_running, _group_gone, _stored, _wait_for
 from .tournament_helpers import BOT, REPO, det_entrants
 
+pytestmark = pytest.mark.process
+
 HEURISTIC = REPO / "sample_bots" / "python" / "kododo_heuristic.py"
 
 

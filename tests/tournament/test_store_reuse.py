@@ -20,6 +20,8 @@ from arena.tournament.run import runner
 from .test_runner import small
 from .tournament_helpers import det_entrants
 
+pytestmark = pytest.mark.process
+
 
 def _rows(store: Path) -> dict[str, tuple[Any, ...]]:
     """key -> (seats as names, points, finished_at): what a reused game must keep."""

@@ -325,3 +325,4 @@ StoreMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestStoreStateful = StoreMachine.TestCase
+TestStoreStateful.pytestmark = [pytest.mark.slow]  # type: ignore[attr-defined]

@@ -21,6 +21,8 @@ from arena.replay import read_replay
 from arena.web.frames import delta_decode
 from tests.web.conftest import ROOT, run_cli, screenshot
 
+pytestmark = pytest.mark.browser
+
 READ = """() => {
   const board = document.getElementById('board');
   const hands = {}, kodama = {};

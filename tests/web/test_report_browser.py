@@ -12,6 +12,8 @@ from arena.results.store import Store
 from arena.stats.standings import store_standings
 from tests.web.conftest import ROOT, run_cli, screenshot
 
+pytestmark = pytest.mark.browser
+
 CONFIG = """
 name: tiny-cup
 game: kododo

@@ -11,6 +11,8 @@ from playwright.sync_api import Page
 from arena.replay import read_replay
 from tests.web.conftest import SEATS, run_cli, screenshot
 
+pytestmark = pytest.mark.browser
+
 
 def _result(replay: Path) -> dict:
     return [r for r in read_replay(replay) if r["type"] == "result"][0]
