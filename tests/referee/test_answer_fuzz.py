@@ -19,7 +19,7 @@ from arena.replay import read_replay
 from arena.referee.verify import verify_replay
 
 from .conftest import C_BOT, assert_group_gone, bad_spec, c_spec
-from .fake import FakeBot, FakeClock, FakeTransport, answer_after
+from tests.support.fake_transport import FakeBot, FakeClock, FakeTransport, answer_after
 import pytest
 
 pytestmark = pytest.mark.process

@@ -1,4 +1,4 @@
-"""Deadline arithmetic, exactly: a fake clock and transport (tests/referee/fake.py), no sleeping.
+"""Deadline arithmetic, exactly: a fake clock and transport (tests/support/fake_transport.py), no sleeping.
 
 Each deadline runs from the moment its request was written; a line is in time when it arrived at or
 before it, whatever the other bots send and however long the referee takes to judge their lines.
@@ -18,7 +18,7 @@ from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
 from arena.referee.session import BotProcess
 from tests.referee.conftest import bad_spec
-from tests.referee.fake import FakeBot, FakeClock, FakeTransport, answer_after
+from tests.support.fake_transport import FakeBot, FakeClock, FakeTransport, answer_after
 
 MS = 0.001
 

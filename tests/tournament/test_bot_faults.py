@@ -12,7 +12,7 @@ from arena.tournament.config import tournament as tconfig
 from arena.tournament.run.runner import run
 from arena.results.store import Store
 from arena.stats.standings import store_standings
-from .tournament_helpers import det_entrants
+from tests.support.tournament import det_entrants
 import pytest
 
 pytestmark = pytest.mark.process

@@ -15,7 +15,7 @@ from arena.errors import ConfigError
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.schedule.plan import Fill, Format
 
-from .tournament_helpers import BOT, det_entrants
+from tests.support.tournament import BOT, det_entrants
 
 
 def good() -> dict[str, Any]:

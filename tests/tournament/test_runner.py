@@ -20,7 +20,7 @@ from arena.tournament.config import tournament as tconfig
 from arena.tournament.run import runner
 from arena.results.store import Store
 
-from .tournament_helpers import REPO, det_entrants
+from tests.support.tournament import REPO, det_entrants
 
 pytestmark = pytest.mark.process
 

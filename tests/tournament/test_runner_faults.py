@@ -16,7 +16,7 @@ from arena.tournament.config import tournament as tconfig
 from arena.tournament.run import runner
 
 from .test_runner import _group_gone, _start, _standings_json, _stored, _wait_for, small
-from .tournament_helpers import det_entrants
+from tests.support.tournament import det_entrants
 
 pytestmark = pytest.mark.process
 

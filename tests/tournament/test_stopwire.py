@@ -29,7 +29,7 @@ from arena.web.report_page import build_report
 from bench.simfield import Field, tournament
 
 from .test_runner import ARENA, _bots_running, _group_gone, _stored, _wait_for
-from .tournament_helpers import BOT, REPO, det_entrants
+from tests.support.tournament import BOT, REPO, det_entrants
 
 pytestmark = pytest.mark.process
 

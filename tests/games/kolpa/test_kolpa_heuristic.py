@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kolpa_helpers import SPEC, arrange
+from tests.support.kolpa import SPEC, arrange
 
 from arena.rng import Rng
 

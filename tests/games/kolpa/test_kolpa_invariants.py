@@ -13,7 +13,7 @@ from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kolpa_helpers import SPEC
+from tests.support.kolpa import SPEC
 
 from arena.games.kolpa.cards import full_deck
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-BOT = Path(__file__).parent / "bots" / "det_bot.py"
 REPO = Path(__file__).parents[2]
+BOT = REPO / "tests" / "tournament" / "bots" / "det_bot.py"
 
 
 def det_entrants(count: int, delay_ms: float = 0.0) -> list[dict[str, Any]]:
