@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.core.time_control import TimeControl
 from arena.errors import IllegalAction
 from arena.games.base import GameSpec, GameState
 from arena.jsonvalue import JSON, dumps_str
@@ -166,7 +167,7 @@ class GameDriver:
         return record
 
     def time_control(self) -> dict[str, JSON]:
-        return {"decision_ms": self.decision_ms, "bank_ms": None, "increment_ms": 0, "startup_ms": self.startup_ms}
+        return TimeControl(decision_ms=self.decision_ms, startup_ms=self.startup_ms).to_json()
 
     def clock_report(self) -> dict[str, JSON]:
         return {"remaining_ms": self.decision_ms, "decision_ms": self.decision_ms, "bank_ms": None, "increment_ms": 0}

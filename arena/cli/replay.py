@@ -13,7 +13,6 @@ from arena.errors import BranchError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str
 from arena.referee.branch import BranchPlan, Play, SeatChoice, plan_branch
-from arena.core.time_control import TimeControl
 from arena.core.faults import Fault
 from arena.core.limits import Limits
 from arena.referee.referee import play_game
@@ -78,7 +77,7 @@ def replay_command(replay: str, from_step: int, seats: tuple[str, ...], output: 
     if os.path.exists(out) and os.path.samefile(out, replay):
         raise BranchError(f"-o {clean(out, 300)}: that is the original replay; write the branch to another file")
     header = plan.replay.header
-    control = TimeControl(**header.time_control)  # verified: the header holds a valid time control
+    control = header.control()  # verified: the header holds a valid time control, game_ms included
     sandboxed, warning = decide(sandbox)
     if warning:
         click.echo(f"arena: {warning}", err=True)

@@ -11,7 +11,8 @@ The arithmetic that applies them during a game is `arena.referee.clock`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Mapping
 
 from arena.jsonvalue import JSON
 
@@ -42,9 +43,34 @@ class TimeControl:
             raise ArenaError(f"game_ms must be a positive number of milliseconds (or unset for no limit), got {self.game_ms}")
 
     def to_json(self) -> dict[str, JSON]:
-        return {
-            "decision_ms": self.decision_ms,
-            "bank_ms": self.bank_ms,
-            "increment_ms": self.increment_ms,
-            "startup_ms": self.startup_ms,
-        }
+        """The one JSON form, every field: the `start` message, the replay header, the tournament's fingerprint."""
+        return {f: getattr(self, f) for f in FIELDS}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON], keys: tuple[str, ...] | None = None) -> "TimeControl":
+        """The time control `data` holds in exactly the form `to_json` writes (every key of `keys`,
+        default all of them, no other; whole numbers, null only where a field may be unset).
+        Keys left out of `keys` keep their default (`REPLAY_V2_KEYS`: a format-2 replay header).
+        Raises ArenaError saying what is wrong."""
+        from arena.errors import ArenaError
+
+        want = FIELDS if keys is None else keys
+        missing = [k for k in want if k not in data]
+        extra = sorted(k for k in data if k not in want)
+        if missing or extra:
+            raise ArenaError("a time control has exactly the keys " + ", ".join(want)
+                             + (f"; missing {', '.join(missing)}" if missing else "")
+                             + (f"; unknown {', '.join(extra)}" if extra else ""))
+        for key in want:
+            value = data[key]
+            if value is None and key in _NULLABLE:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ArenaError(f"time control {key} must be a whole number of milliseconds"
+                                 + (" or null" if key in _NULLABLE else "") + f", got {value!r}")
+        return cls(**{k: data[k] for k in want})  # checked just above
+
+
+FIELDS: tuple[str, ...] = tuple(f.name for f in fields(TimeControl))
+REPLAY_V2_KEYS = ("decision_ms", "bank_ms", "increment_ms", "startup_ms")  # what a format-2 replay header holds
+_NULLABLE = frozenset({"bank_ms", "game_ms"})

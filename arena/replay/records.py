@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from arena.core.faults import Fault, FaultKind, FaultPolicy
+from arena.core.time_control import REPLAY_V2_KEYS, TimeControl
 from arena.replay.encoding import JSON
 from arena.replay.members import HEX32 as _HEX32, HEX64 as _HEX64, Members as _Members, ReplayRecordError, nested as _nested, short
 
 __all__ = ["ReplayRecordError", "short"]
 
-FORMAT = 2
+FORMAT = 3  # format 3 stores the whole time control (`TimeControl.to_json`) in the header
+READABLE_FORMATS = (2, 3)  # format 2 (a time control without shutdown_ms and game_ms) is still read and verified
 
 # Faults that make the seat's decision a fallback, by what they mean for the request:
 RESPONSE_FAULTS = frozenset({FaultKind.TIMEOUT, FaultKind.MALFORMED_JSON, FaultKind.INVALID_UTF8, FaultKind.LINE_TOO_LONG})
@@ -79,10 +81,16 @@ class Header:
     policy: FaultPolicy
     branch: Branch | None = None
     line: int = field(default=1, compare=False)
+    format: int = FORMAT
+
+    def control(self) -> TimeControl:
+        """The recorded time control; a format-2 header lacks shutdown_ms and game_ms (their defaults
+        then). Raises ArenaError when `time_control` is not exactly `TimeControl.to_json`'s form."""
+        return TimeControl.from_json(self.time_control, None if self.format >= 3 else REPLAY_V2_KEYS)
 
     def to_json(self) -> dict[str, JSON]:
         out: dict[str, JSON] = {
-            "type": "header", "format": FORMAT, "protocol": self.protocol, "game": self.game,
+            "type": "header", "format": self.format, "protocol": self.protocol, "game": self.game,
             "game_version": self.game_version, "game_id": self.game_id, "options": self.options, "seed": self.seed,
             "seats": [s.to_json() for s in self.seats], "time_control": self.time_control, "policy": self.policy.value,
         }
@@ -93,8 +101,9 @@ class Header:
     @classmethod
     def parse(cls, m: _Members) -> "Header":
         fmt = m.value("format")
-        if fmt != FORMAT:
-            raise m.fail("format", f"replay format {short(fmt)}: this arena reads format {FORMAT} (record the game again)")
+        if fmt not in READABLE_FORMATS or isinstance(fmt, bool):
+            raise m.fail("format", f"replay format {short(fmt)}: this arena reads formats "
+                                   f"{', '.join(map(str, READABLE_FORMATS))} (record the game again)")
         branch = None
         if m.has("branch"):
             b = _nested(m.value("branch"), m.line, "branch")
@@ -102,7 +111,7 @@ class Header:
             b.done()
         seats = tuple(SeatInfo.parse(s, m.line) for s in m.array("seats"))
         return cls(m.req("protocol"), m.text("game"), m.text("game_version"), m.text("game_id"), m.mapping("options"),
-                   m.req("seed", None), seats, m.mapping("time_control"), m.choice("policy", FaultPolicy), branch, m.line)
+                   m.req("seed", None), seats, m.mapping("time_control"), m.choice("policy", FaultPolicy), branch, m.line, int(fmt))
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.jsonvalue import loads
+from arena.jsonvalue import dumps_str, loads
 from arena.replay import Source, load_replay
 
 pytestmark = pytest.mark.process
@@ -106,3 +106,32 @@ def test_a_replay_that_does_not_verify_or_the_original_as_output(orig: Path, tmp
     same = arena("replay", str(orig), "--from-step", "1", "-o", str(orig), "--no-sandbox")
     assert same.returncode == 2 and "that is the original replay" in same.stderr
     assert arena("verify", str(orig)).returncode == 0  # untouched
+
+
+def test_a_branch_runs_with_the_recorded_game_ms(tmp_path: Path) -> None:
+    orig = tmp_path / "limited.jsonl"
+    done = arena("play", "kolpa", "--bot", det("a"), "--bot", det("b"), "--seed", "3", "--game-ms", "600000",
+                 "--replay", str(orig), "--quiet", "--no-sandbox")
+    assert done.returncode == 0, done.stderr
+    assert load_replay(orig).header.time_control["game_ms"] == 600000  # the whole time control is recorded
+    out = tmp_path / "b.jsonl"
+    done = arena("replay", str(orig), "--from-step", "2", "-o", str(out), "--quiet", "--no-sandbox")
+    assert done.returncode == 0, done.stderr
+    header = load_replay(out).header
+    assert header.format == 3 and header.control().game_ms == 600000  # not the default hour
+
+
+def test_verify_still_reads_format_2(orig: Path, tmp_path: Path) -> None:
+    lines = orig.read_text().splitlines()
+    header = loads(lines[0])
+    assert isinstance(header, dict) and header["format"] == 3
+    tc = header["time_control"]
+    assert isinstance(tc, dict)
+    old = {**header, "format": 2, "time_control": {k: v for k, v in tc.items() if k not in ("shutdown_ms", "game_ms")}}
+    v2 = tmp_path / "v2.jsonl"
+    v2.write_text("\n".join([dumps_str(old), *lines[1:]]) + "\n")
+    assert arena("verify", str(v2)).returncode == 0
+    bad = tmp_path / "bad.jsonl"  # a format-2 header holds the old form only
+    bad.write_text("\n".join([dumps_str({**old, "time_control": tc}), *lines[1:]]) + "\n")
+    done = arena("verify", str(bad))
+    assert done.returncode != 0 and "not a time control of replay format 2" in done.stderr and "unknown" in done.stderr

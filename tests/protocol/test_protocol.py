@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arena.core.time_control import TimeControl
 from arena.protocol import (
     PROTOCOL_VERSION,
     SCHEMA_PATH,
@@ -39,7 +40,7 @@ def validator(name: str | None = None) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
-TC = {"decision_ms": 1000, "bank_ms": None, "increment_ms": 0, "startup_ms": 10000}
+TC = TimeControl().to_json()  # the one JSON form
 
 
 def test_schema_is_valid_draft_2020_12():

@@ -609,12 +609,14 @@ def test_a_branch_point_beyond_the_game(games: dict[str, Path], tmp_path: Path) 
          "'options': game 'kododo' has no option 'zz' (its options: long, target, max_deals)"),
         ({"options": {"long": False, "target": 50}}, "'options': {'long': False, 'target': 50} must list every option of "
                                                      "kododo with its value: {'long': False, 'target': 50, 'max_deals': 20}"),
-        ({"time_control": {"decision_ms": -5, "bank_ms": None, "increment_ms": 0, "startup_ms": 10000}},
-         "'time_control': {'decision_ms': -5, 'bank_ms': None, 'increment_ms': 0, 'startup_ms': 10000} is not a time "
-         "control (ArenaError('decision_ms must be a positive number of milliseconds, got -5'))"),
+        ({"time_control": {**TimeControl().to_json(), "decision_ms": -5}},
+         "'time_control' is not a time control of replay format 3: decision_ms must be a positive number of milliseconds, got -5"),
         ({"time_control": {"decision_ms": 1000, "bank_ms": None, "increment_ms": 0}},
-         "'time_control': {'decision_ms': 1000, 'bank_ms': None, 'increment_ms': 0} must be {'decision_ms': 1000, "
-         "'bank_ms': None, 'increment_ms': 0, 'startup_ms': 10000}"),
+         "'time_control' is not a time control of replay format 3: a time control has exactly the keys decision_ms, bank_ms, "
+         "increment_ms, startup_ms, shutdown_ms, game_ms; missing startup_ms, shutdown_ms, game_ms"),
+        ({"time_control": {**TimeControl().to_json(), "game_ms": 1.5}},
+         "'time_control' is not a time control of replay format 3: time control game_ms must be a whole number of "
+         "milliseconds or null, got 1.5"),
     ],
 )
 def test_a_header_that_cannot_recreate_the_game_says_what_would(games: dict[str, Path], tmp_path: Path, change: dict[str, Any],

@@ -127,3 +127,14 @@ def test_config_defaults_are_the_referees(write_config: Callable[..., Path]) -> 
     assert cfg.time_control == TimeControl() and cfg.limits == Limits()
     tuned = tconfig.load(write_config(small(1, time_control={"decision_ms": 250}, limits={"cpu_seconds": 60}), "t.yaml"))
     assert tuned.time_control == TimeControl(decision_ms=250) and tuned.limits == Limits(cpu_seconds=60)
+
+
+def test_game_ms_is_set_in_the_yaml_and_changes_the_fingerprint(write_config: Callable[..., Path]) -> None:
+    limited = tconfig.load(write_config(small(1, time_control={"game_ms": 90_000}), "g.yaml"))
+    assert limited.time_control == TimeControl(game_ms=90_000)
+    unlimited = tconfig.load(write_config(small(1, time_control={"game_ms": None}), "n.yaml"))
+    assert unlimited.time_control.game_ms is None
+    assert limited.rules()["time_control"] == TimeControl(game_ms=90_000).to_json()  # the one JSON form
+    assert len({limited.fingerprint(), unlimited.fingerprint(), tconfig.load(write_config(small(1), "d.yaml")).fingerprint()}) == 3
+    with pytest.raises(Exception, match=r"time_control\.game_ms: expected a number >= 1, got 0"):
+        tconfig.load(write_config(small(1, time_control={"game_ms": 0}), "z.yaml"))

@@ -91,7 +91,7 @@ def test_view_reports_a_broken_replay_without_traceback(replays: dict[str, Path]
     header["format"] = 1
     old_format.write_text("\n".join([json.dumps(header, separators=(",", ":"))] + lines[1:]) + "\n")
     result = CliRunner().invoke(main, ["view", str(old_format)])
-    assert result.exit_code == 2 and "this arena reads format 2" in result.output and "Traceback" not in result.output
+    assert result.exit_code == 2 and "this arena reads formats 2, 3" in result.output and "Traceback" not in result.output
     result = CliRunner().invoke(main, ["view", str(replays["kolpa"]), "--seat", "7"])
     assert result.exit_code == 2 and "seat 7 does not exist" in result.output
 

@@ -107,7 +107,7 @@ class TournamentConfig:
             "game": self.game,
             "game_version": self.game_spec().version,
             "options": dict(self.options),
-            "time_control": dataclasses.asdict(self.time_control),
+            "time_control": self.time_control.to_json(),
             "limits": dataclasses.asdict(self.limits),
             "fault_policy": self.fault_policy.value,
         }
@@ -228,6 +228,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
             "bank_ms": lambda v, w: r.integer(v, w, minimum=0, allow_null=True),
             "increment_ms": lambda v, w: r.integer(v, w, minimum=0),
             "startup_ms": lambda v, w: r.integer(v, w, minimum=1),
+            "game_ms": lambda v, w: r.integer(v, w, minimum=1, allow_null=True),
         },
     )
     limits = r.section(
