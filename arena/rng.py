@@ -55,6 +55,11 @@ class Rng:
         return Rng(derive_seed(self.state, *labels))
 
 
+def bot_seed(seed: int, seat: int) -> int:
+    """The seed a bot gets as ARENA_SEED in its environment: derived from the game's seed and its seat."""
+    return derive_seed(seed, "bot", seat)
+
+
 def derive_seed(master: int, *labels: object) -> int:
     """A 63-bit seed for the thing named by `labels` under `master` (e.g. a game's place in a schedule).
 

@@ -24,7 +24,7 @@ from typing import Any, Mapping
 
 from arena.games.base import Event, GameSpec, GameState, Mode, Outcome
 from arena.jsonvalue import JSON
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.session import BotProcess, BotSpec
 from arena.referee.referee import play_game
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.session import BotProcess, BotSpec
 from arena.sandbox.policy import SandboxPolicy
 from arena.tournament.run.runner import run as run_tournament
 from bench.bench_referee import ensure_c_bot

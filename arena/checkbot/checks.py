@@ -20,7 +20,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Callable
 
-from arena.checkbot.driver import GameRecord
+from arena.checkbot.driver import CheckedGame
 from arena.checkbot.runner import Evidence
 
 SHOWN = 5  # evidence lines shown per check
@@ -116,11 +116,11 @@ def check_configurations(evidence: Evidence) -> CheckResult:
                        f"and option value ({len(evidence.configs)} configurations)", tuple(notes))
 
 
-def _first_failure(evidence: Evidence) -> GameRecord | None:
+def _first_failure(evidence: Evidence) -> CheckedGame | None:
     return next((g for g in evidence.games if g.failure is not None or not g.finished), None)
 
 
-def _stuck_from_start(game: GameRecord) -> bool:
+def _stuck_from_start(game: CheckedGame) -> bool:
     """Silent from its first request on: typical of output left in a buffer."""
     return bool(game.timeouts) and not game.crashed and game.requests <= len(game.timeouts)
 
@@ -302,4 +302,4 @@ def evaluate(evidence: Evidence) -> list[CheckResult]:
     return [check(evidence) for check in CHECKS]
 
 
-__all__ = ["CHECKS", "CheckResult", "GameRecord", "Status", "evaluate", "percentile"]
+__all__ = ["CHECKS", "CheckResult", "CheckedGame", "Status", "evaluate", "percentile"]

@@ -20,6 +20,7 @@ from arena.jsonvalue import JSON, dumps_str
 from arena.protocol import ProtocolViolation, end_message, parse_answer, request_message, start_message
 from arena.checkbot.session import BotSession, Line
 from arena.rng import Rng
+from arena.referee.process import describe_exit
 from arena.textsafe import clean
 
 UNKNOWN_TYPE = "x-checkbot-unknown"
@@ -47,7 +48,7 @@ class GameConfig:
 
 
 @dataclass
-class GameRecord:
+class CheckedGame:
     """What one game showed of the bot."""
 
     number: int  # 1-based, on its process
@@ -103,11 +104,11 @@ class GameDriver:
         self.startup_ms = startup_ms
         self.delivered: set[str] = set()  # event kinds this process has been sent
 
-    def _note_events(self, kinds: set[str], record: GameRecord) -> None:
+    def _note_events(self, kinds: set[str], record: CheckedGame) -> None:
         record.last_events = sorted(kinds - self.delivered)
         self.delivered |= kinds
 
-    def play(self, record: GameRecord) -> GameRecord:
+    def play(self, record: CheckedGame) -> CheckedGame:
         spec, session, seat = self.spec, self.session, record.seat
         state = spec.new_game(record.config.players, record.config.options, record.seed)
         others = Rng(record.seed ^ 0xC0FFEE)
@@ -174,7 +175,7 @@ class GameDriver:
 
     # --- exchanges --------------------------------------------------------------------------------
 
-    def _send(self, record: GameRecord, message: dict[str, JSON], what: str) -> bool:
+    def _send(self, record: CheckedGame, message: dict[str, JSON], what: str) -> bool:
         if record.injected:
             if not self.session.send({"type": UNKNOWN_TYPE, **UNKNOWN_VALUE}):
                 return self._lost(record, f"it stopped reading before {what}")
@@ -189,7 +190,7 @@ class GameDriver:
             return self._lost(record, f"it stopped reading its stdin (sending {what})")
         return True
 
-    def _answer(self, record: GameRecord, ask: _Ask, state: GameState) -> JSON:
+    def _answer(self, record: CheckedGame, ask: _Ask, state: GameState) -> JSON:
         session = self.session
         sent = session.clock()
         deadline = sent + self.decision_ms / 1000
@@ -227,7 +228,7 @@ class GameDriver:
                 return _NO_ACTION
             return action
 
-    def _parse(self, record: GameRecord, line: Line, when: str) -> tuple[int, JSON] | None:
+    def _parse(self, record: CheckedGame, line: Line, when: str) -> tuple[int, JSON] | None:
         if line.raw is not None:
             self._noise(record, f"{line.raw!r} ({when})")
             return None
@@ -238,7 +239,7 @@ class GameDriver:
             return None
         return answer.request_id, answer.action
 
-    def _stray(self, record: GameRecord, when: str) -> None:
+    def _stray(self, record: CheckedGame, when: str) -> None:
         for line in self.session.drain(0.0):
             if line.is_json:
                 answer = self._parse(record, line, when)
@@ -250,14 +251,14 @@ class GameDriver:
             elif line.raw is not None:
                 self._noise(record, f"{line.raw!r} ({when})")
 
-    def _noise(self, record: GameRecord, what: str) -> None:
+    def _noise(self, record: CheckedGame, what: str) -> None:
         record.noise_count += 1
         if len(record.noise) < MAX_NOTES:
             record.noise.append(f"{record.where()}: {what}")
 
-    def _lost(self, record: GameRecord, why: str) -> bool:
+    def _lost(self, record: CheckedGame, why: str) -> bool:
         code = self.session.wait_exit(0.5)
-        status = "still running" if code is None else (f"exited with status {code}" if code >= 0 else f"killed by signal {-code}")
+        status = describe_exit(code)
         tail = self.session.stderr_tail()
         hint = f"; stderr ends with: {' | '.join(tail[-3:])}" if tail else ""
         record.failure = f"{record.where()}: {status}: {why}{hint}"

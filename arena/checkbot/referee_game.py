@@ -14,6 +14,7 @@ from typing import Mapping
 from arena.checkbot.session import SANDBOX_POLICY
 from arena.errors import ArenaError
 from arena.games.base import GameSpec
+from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 from arena.referee import BotProcess, BotSpec, play_game
 from arena.textsafe import clean
@@ -28,14 +29,15 @@ class RefereeRun:
 
 
 def referee_game(spec: GameSpec, command: tuple[str, ...], *, seed: int, decision_ms: int, startup_ms: int,
-                 cwd: str | None = None, env: Mapping[str, str] | None = None, sandbox: bool = False) -> RefereeRun:
+                 cwd: str | None = None, env: Mapping[str, str] | None = None, sandbox: bool = False,
+                 limits: Limits = Limits()) -> RefereeRun:
     control = TimeControl(decision_ms=decision_ms, startup_ms=startup_ms)
     run = RefereeRun(spec.min_seats)
     policy = dataclasses.replace(SANDBOX_POLICY, enabled=sandbox)  # the referee launches it as check-bot's session does
     bots: list[BotProcess] = []
     try:
         for seat in range(spec.min_seats):
-            bots.append(BotProcess.start(BotSpec(f"seat{seat}", command, cwd=cwd, env=dict(env or {}), sandbox=policy), control))
+            bots.append(BotProcess.start(BotSpec(f"seat{seat}", command, cwd=cwd, env=dict(env or {}), sandbox=policy), control, limits))
         result = play_game(spec, bots, seed=seed, time_control=control)
         run.decisions = result.decisions
         run.faults += [f"seat {f.seat} {f.kind.value} (step {f.step}): {clean(f.detail, 300)}" for f in result.faults]

@@ -19,9 +19,11 @@ from typing import Callable, Mapping, Sequence
 from arena import __version__
 from arena.checkbot.referee_game import RefereeRun, referee_game
 from arena.checkbot.driver import (
-    UNKNOWN_MEMBER, UNKNOWN_VALUE, GameConfig, GameDriver, GameRecord, RequestIds, decision_kind,
+    UNKNOWN_MEMBER, UNKNOWN_VALUE, GameConfig, GameDriver, CheckedGame, RequestIds, decision_kind,
 )
-from arena.checkbot.session import RAW_CHARS, BotSession, Clock
+from arena.checkbot.session import RAW_CHARS, BotSession
+from arena.core.limits import Limits
+from arena.referee.clock import Clock
 from arena.errors import BotStartError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
@@ -50,6 +52,7 @@ class CheckOptions:
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)  # added to the bot's environment
     sandbox: bool | None = None  # None: on wherever the sandbox runs here (as `arena play`)
+    limits: Limits = field(default_factory=Limits)  # the bot's resource limits: a tournament's defaults
 
 
 @dataclass
@@ -78,11 +81,11 @@ class Evidence:
     decision_universe: dict[str, float] = field(default_factory=dict)  # kind -> share of explored seat-games
     event_universe: dict[str, float] = field(default_factory=dict)
     handshake: Handshake = field(default_factory=Handshake)
-    games: list[GameRecord] = field(default_factory=list)
+    games: list[CheckedGame] = field(default_factory=list)
     rss_kb: list[tuple[int, int]] = field(default_factory=list)  # (games played before, kB)
     shutdown: Shutdown | None = None
     probe_handshake: Handshake = field(default_factory=Handshake)
-    probe: GameRecord | None = None
+    probe: CheckedGame | None = None
     referee: RefereeRun | None = None
     stderr_tail: tuple[str, ...] = ()  # the main process's last stderr lines (clean)
     duration_s: float = 0.0
@@ -219,13 +222,15 @@ def run_check(options: CheckOptions, progress: Callable[[str], None] | None = No
         say(f"one game under arena's referee, the bot in all {spec.min_seats} seats")
         evidence.referee = referee_game(spec, options.command, seed=derive_seed(options.seed, "referee"),
                                         decision_ms=options.decision_ms, startup_ms=options.startup_ms,
-                                        cwd=options.cwd, env=options.env, sandbox=bool(options.sandbox))
+                                        cwd=options.cwd, env=options.env, sandbox=bool(options.sandbox),
+                                        limits=options.limits)
     evidence.duration_s = clock() - began
     return evidence
 
 
 def _start(options: CheckOptions, clock: Clock) -> BotSession:
-    return BotSession(options.command, cwd=options.cwd, env=options.env, sandbox=bool(options.sandbox), clock=clock)
+    return BotSession(options.command, cwd=options.cwd, env=options.env, sandbox=bool(options.sandbox),
+                      limits=options.limits, clock=clock)
 
 
 def _main_process(evidence: Evidence, by_config: dict[int, frozenset[str]], say: Callable[[str], None],
@@ -254,7 +259,7 @@ def _main_process(evidence: Evidence, by_config: dict[int, frozenset[str]], say:
             if rss is not None:
                 evidence.rss_kb.append((number - 1, rss))
             seed = derive_seed(options.seed, "game", number)
-            record = GameRecord(number, config, (number - 1) % config.players, seed, injected=False)
+            record = CheckedGame(number, config, (number - 1) % config.players, seed, injected=False)
             say(f"game {number}: {config.label()}, seat {record.seat}")
             driver.play(record)
             evidence.games.append(record)
@@ -296,7 +301,7 @@ def _probe_process(evidence: Evidence, clock: Clock) -> None:
         if evidence.probe_handshake.problem is not None:
             return
         config = evidence.configs[0]
-        record = GameRecord(1, config, 0, derive_seed(options.seed, "probe"), injected=True)
+        record = CheckedGame(1, config, 0, derive_seed(options.seed, "probe"), injected=True)
         driver = GameDriver(evidence.spec, session, RequestIds(), options.decision_ms, options.startup_ms)
         evidence.probe = driver.play(record)
         if record.finished:

@@ -1,12 +1,16 @@
-"""A protocol session with one bot process, lower-level than the referee's, for conformance probes.
+"""check-bot's end of one bot process, on the referee's own process and pipe code.
 
 The referee hides what a checker must see (every line, its exact time, the exit after shutdown), and
 never sends what a checker must send (unknown message types and members). So check-bot speaks to the
-bot itself: `subprocess` plus the message builders of `arena.protocol` and the canonical encoder.
-Pipes are read with `select` and `os.read` into bounded buffers; the bot runs in its own process
-group, which `close` always kills. Sandboxed, the process started is bubblewrap, and the bot one of
-its descendants: memory is summed and processes killed over the whole tree, then the sandbox's own
-teardown (`Launch.finish`) runs.
+bot itself, but through the referee's pieces: `arena.referee.process.spawn` starts it (under the
+tournament's `Limits`: memory and CPU bounded as in a tournament), in the sandbox prepared by the same
+`Launch.prepare`, and `arena.referee.pipe.Pipes` frames its stdout lines and keeps its stderr tail.
+What is checked is therefore what a tournament runs. The bot runs in its own process group, which
+`close` always kills; sandboxed, memory is summed and processes killed over the whole tree, then the
+sandbox's own teardown (`Launch.finish`) runs.
+
+The protocol (what is sent, what a reply must be) is `arena.checkbot.driver`/`runner`: they speak to
+any `BotSession`-shaped object, so a fake pipe drives them in tests.
 """
 
 from __future__ import annotations
@@ -18,30 +22,36 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
+from arena.core.limits import Limits
 from arena.errors import BotStartError
 from arena.jsonvalue import JSON, dumps_line, loads
+from arena.referee.clock import Clock
+from arena.referee.pipe import Pipes
+from arena.referee.process import spawn
 from arena.sandbox.launch import Launch
 from arena.sandbox.policy import SandboxPolicy
 from arena.textsafe import clean, clean_bytes
 
-MAX_LINE_BYTES = 1_000_000  # the protocol's limit on a bot's line
-STDERR_TAIL = 20
+MAX_LINE_BYTES = Limits().max_line_bytes  # the protocol's limit on a bot's line
 RAW_CHARS = 200  # a stray stdout line is quoted up to this many characters
-Clock = Callable[[], float]
 
 
 SANDBOX_POLICY = SandboxPolicy()  # check-bot's sandbox: the safe defaults a tournament starts from
 
 
-def sandbox_launch(command: Sequence[str], cwd: str | None, env: Mapping[str, str], sandbox: bool) -> Launch | None:
+def sandbox_launch(command: Sequence[str], cwd: str | None, env: Mapping[str, str], sandbox: bool,
+                   limits: Limits = Limits()) -> Launch | None:
     """The single place where check-bot puts a bot in the sandbox: the referee's own bwrap launch
-    (arena/sandbox/launch.py) with `SANDBOX_POLICY`; None runs the bot as a plain child process."""
+    (arena/sandbox/launch.py) with `SANDBOX_POLICY` and the limits; None runs the bot as a plain child process."""
     if not sandbox:
         return None
-    name = clean(os.path.basename(command[0]) if command else "", 60)
-    return Launch.prepare(name, command, cwd, env, SANDBOX_POLICY, None, None)
+    return Launch.prepare(_name(command), command, cwd, env, SANDBOX_POLICY, limits.cpu_seconds, limits.memory_mb)
+
+
+def _name(command: Sequence[str]) -> str:
+    return clean(os.path.basename(command[0]) if command else "", 60)
 
 
 @dataclass(frozen=True)
@@ -62,91 +72,49 @@ class Line:
         return not (self.eof or self.timeout) and self.raw is None
 
 
-class LineSplitter:
-    """Bytes from a pipe into `Line`s, holding at most MAX_LINE_BYTES of a partial line: a longer line
-    becomes one marker the moment it is known to be too long, and its rest is dropped up to its newline."""
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self._discarding = False
-
-    def feed(self, data: bytes, now: float) -> list[Line]:
-        lines: list[Line] = []
-        parts = data.split(b"\n")
-        for part in parts[:-1]:
-            if self._discarding:  # the rest of a line already reported as too long
-                self._discarding = False
-                continue
-            if len(self._buf) + len(part) > MAX_LINE_BYTES:
-                lines.append(Line(now, raw=f"a line over {MAX_LINE_BYTES} bytes"))
-            else:
-                self._buf += part
-                lines.append(self._decode(bytes(self._buf), now))
-            self._buf.clear()
-        if not self._discarding:
-            self._buf += parts[-1]
-            if len(self._buf) > MAX_LINE_BYTES:
-                lines.append(Line(now, raw=f"a line over {MAX_LINE_BYTES} bytes"))
-                self._buf.clear()
-                self._discarding = True
-        return lines
-
-    @staticmethod
-    def _decode(data: bytes, now: float) -> Line:
-        if data.endswith(b"\r"):
-            data = data[:-1]
-        try:
-            return Line(now, message=loads(data))
-        except ValueError:
-            return Line(now, raw=clean_bytes(data, RAW_CHARS))
+def decode_line(data: bytes | None, now: float, limit: int = MAX_LINE_BYTES) -> Line:
+    """A line framed by the referee's `LineReader` (None: over `limit` bytes, dropped) as a `Line`."""
+    if data is None:
+        return Line(now, raw=f"a line over {limit} bytes")
+    if data.endswith(b"\r"):
+        data = data[:-1]
+    try:
+        return Line(now, message=loads(data))
+    except ValueError:
+        return Line(now, raw=clean_bytes(data, RAW_CHARS))
 
 
 class BotSession:
     """One bot process and its pipes. Not thread-safe; `close` in a `finally`."""
 
     def __init__(self, command: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
-                 sandbox: bool = False, clock: Clock = time.monotonic) -> None:
+                 sandbox: bool = False, limits: Limits = Limits(), clock: Clock = time.monotonic) -> None:
         self.clock = clock
-        self.launch = sandbox_launch(command, cwd, env or {}, sandbox)
-        if self.launch is not None:
-            argv, run_cwd, full_env = self.launch.argv, self.launch.cwd, dict(self.launch.env)
-            preexec: Callable[[], None] | None = self.launch.preexec
-        else:
-            argv, run_cwd, full_env, preexec = tuple(command), cwd, dict(os.environ), None
-            full_env.update(env or {})
+        self.limits = limits
+        self.launch = sandbox_launch(command, cwd, env or {}, sandbox, limits)
         self.started_at = clock()
         try:
-            self.proc = subprocess.Popen(
-                list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=run_cwd, env=full_env, bufsize=0, close_fds=True, start_new_session=True, preexec_fn=preexec,
-            )
-        except OSError as exc:
+            self.proc = spawn(_name(command), command, cwd, env or {}, limits, self.launch)
+        except BotStartError:
             if self.launch is not None:
                 self.launch.finish()
-            raise BotStartError(f"cannot start {' '.join(command)!r}: {exc.strerror or exc} (check the path, "
-                                "or give the interpreter, e.g. 'python3 bot.py')") from exc
+            raise
         assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
-        self._in = self.proc.stdin.fileno()
-        self._out = self.proc.stdout.fileno()
-        self._err = self.proc.stderr.fileno()
-        for fd in (self._in, self._out, self._err):
-            os.set_blocking(fd, False)
+        self.pipes = Pipes(self.proc.stdin, self.proc.stdout, self.proc.stderr, limits, self)
         self._sel = selectors.DefaultSelector()
-        self._sel.register(self._out, selectors.EVENT_READ)
-        self._sel.register(self._err, selectors.EVENT_READ)
-        self._splitter = LineSplitter()
+        self.pipes.attach(self._sel)
         self._lines: collections.deque[Line] = collections.deque()
-        self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
-        self._err_buf = bytearray()
-        self.out_eof = False
-        self.stdin_closed = False
 
     @property
     def pid(self) -> int:
         return self.proc.pid
 
+    @property
+    def stdin_closed(self) -> bool:
+        return self.pipes.broken_pipe
+
     def stderr_tail(self) -> tuple[str, ...]:
-        return tuple(self._tail)
+        return self.pipes.tail.lines()
 
     def exit_code(self) -> int | None:
         return self.proc.poll()
@@ -154,44 +122,27 @@ class BotSession:
     # --- writing ----------------------------------------------------------------------------------
 
     def send(self, message: Mapping[str, JSON], timeout: float = 5.0) -> bool:
-        """Write one message within `timeout` seconds; False if the bot no longer reads its stdin."""
-        if self.stdin_closed:
+        """Write one message within `timeout` seconds; False if the bot no longer reads its stdin.
+        Any message, known to the protocol or not: the probes send unknown types and members."""
+        if not self.pipes.send(dumps_line(dict(message))):
             return False
-        data = memoryview(dumps_line(dict(message)))
         deadline = self.clock() + timeout
-        with selectors.DefaultSelector() as sel:
-            sel.register(self._in, selectors.EVENT_WRITE)
-            while data:
-                try:
-                    written = os.write(self._in, data)
-                except BlockingIOError:
-                    written = 0
-                except OSError:
-                    self.stdin_closed = True
-                    return False
-                data = data[written:]
-                if data:
-                    remaining = deadline - self.clock()
-                    if remaining <= 0:
-                        return False
-                    sel.select(min(remaining, 0.05))
-                    self._pump(0)  # a bot blocked on a full stdout pipe must be able to go on
-        return True
+        while self.pipes.pending and not self.pipes.broken_pipe:
+            remaining = deadline - self.clock()
+            if remaining <= 0:
+                return False
+            self._pump(min(remaining, 0.05))  # a bot blocked on a full stdout pipe must be able to go on
+        return not self.pipes.broken_pipe
 
     def close_stdin(self) -> None:
-        if not self.stdin_closed and self.proc.stdin is not None:
-            self.stdin_closed = True
-            try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
+        self.pipes.close_stdin()
 
     # --- reading ----------------------------------------------------------------------------------
 
     def next_line(self, deadline: float) -> Line:
         """The next complete stdout line, or an eof / timeout marker (stderr is drained meanwhile)."""
         while not self._lines:
-            if self.out_eof:
+            if self.pipes.out_eof:
                 return Line(self.clock(), eof=True)
             remaining = deadline - self.clock()
             if remaining <= 0:
@@ -203,46 +154,17 @@ class BotSession:
         """Every line available within `seconds` (stray output between messages)."""
         deadline = self.clock() + seconds
         self._pump(max(0.0, seconds))
-        while self.clock() < deadline and not self.out_eof:
+        while self.clock() < deadline and not self.pipes.out_eof:
             self._pump(deadline - self.clock())
         lines = list(self._lines)
         self._lines.clear()
         return lines
 
     def _pump(self, timeout: float) -> None:
-        for key, _ in self._sel.select(timeout):
-            if key.fd == self._err:
-                self._read_err()
-            else:
-                self._read_out()
-
-    def _read_out(self) -> None:
-        try:
-            data = os.read(self._out, 65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            self.out_eof = True
-            self._sel.unregister(self._out)
-            return
-        self._lines.extend(self._splitter.feed(data, self.clock()))
-
-    def _read_err(self) -> None:
-        try:
-            data = os.read(self._err, 65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            self._sel.unregister(self._err)
-            return
-        parts = (bytes(self._err_buf) + data).split(b"\n")
-        for part in parts[:-1]:
-            self._tail.append(clean_bytes(part))
-        self._err_buf = bytearray(parts[-1][:4096])
+        raw = self.pipes.pump(self._sel, timeout)
+        if raw:
+            now = self.clock()
+            self._lines.extend(decode_line(data, now, self.limits.max_line_bytes) for data in raw)
 
     # --- resources and the end --------------------------------------------------------------------
 
@@ -312,10 +234,6 @@ class BotSession:
         if self.launch is not None:
             self.launch.finish()  # whatever is left in its cgroups, then the cgroups themselves
             self.launch = None
+        self.pipes.detach()
         self._sel.close()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+        self.pipes.close()

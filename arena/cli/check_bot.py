@@ -10,8 +10,11 @@ from arena.checkbot import CheckOptions, evaluate, run_check
 from arena.checkbot.report import failed, render_json, render_text
 from arena.cli import main
 from arena.cli.play import parse_command
+from arena.core.limits import Limits
 from arena.errors import BotError
 from arena.sandbox.probe import decide
+
+LIM = Limits()  # a tournament's defaults
 
 
 @main.command("check-bot", context_settings={"ignore_unknown_options": True})
@@ -26,10 +29,14 @@ from arena.sandbox.probe import decide
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals and of the other seats' play.")
 @click.option("--sandbox/--no-sandbox", "sandbox", default=None,
               help="Run the bot in arena's sandbox, as a tournament does (default: on where it can run).")
+@click.option("--cpu-seconds", type=int, default=LIM.cpu_seconds, help="CPU-time limit of the bot process, as in a tournament.")
+@click.option("--memory-mb", type=int, default=LIM.memory_mb, show_default=True,
+              help="Address-space limit of the bot process, as in a tournament (0: none).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (for CI).")
 @click.option("--verbose", "-v", is_flag=True, help="Show the evidence of passing checks too.")
 def check_bot_command(game: str, command: tuple[str, ...], bot: str | None, games: int | None, quick: bool,
-                      decision_ms: int, startup_ms: int, seed: int, sandbox: bool | None, as_json: bool, verbose: bool) -> None:
+                      decision_ms: int, startup_ms: int, seed: int, sandbox: bool | None, cpu_seconds: int | None,
+                      memory_mb: int | None, as_json: bool, verbose: bool) -> None:
     """Check that a bot follows the protocol for GAME: arena check-bot GAME -- CMD [ARGS...]
 
     Handshake and its time, several games on one process at every player count and option, every
@@ -47,7 +54,8 @@ def check_bot_command(game: str, command: tuple[str, ...], bot: str | None, game
     # Progress on a terminal only: a log or a CI job gets the report alone.
     progress = (lambda text: click.echo(f"  .. {text}", err=True)) if sys.stderr.isatty() and not as_json else None
     options = CheckOptions(game=game, command=argv, games=games, quick=quick, decision_ms=decision_ms,
-                           startup_ms=startup_ms, seed=seed, sandbox=sandboxed)
+                           startup_ms=startup_ms, seed=seed, sandbox=sandboxed,
+                           limits=Limits(cpu_seconds=cpu_seconds, memory_mb=memory_mb or None))
     evidence = run_check(options, progress)
     results = evaluate(evidence)
     if as_json:

@@ -13,7 +13,7 @@ from arena.cli import main
 from arena.errors import BotError, GameOptionError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str, loads
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.session import BotProcess, BotSpec
 from arena.core.time_control import TimeControl
 from arena.core.faults import Fault, FaultPolicy
 from arena.core.limits import Limits
@@ -22,7 +22,7 @@ from arena.core.result import GameResult
 from arena.replay import iter_replay
 from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import decide
-from arena.rng import derive_seed
+from arena.rng import bot_seed
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 
 TC = TimeControl()  # the defaults, defined once in the referee
@@ -121,7 +121,7 @@ def play_command(
     finished = False
     try:
         for i, argv in enumerate(commands):
-            env = {"ARENA_SEED": str(derive_seed(seed, "bot", i))}
+            env = {"ARENA_SEED": str(bot_seed(seed, i))}
             started.append(BotProcess.start(BotSpec(f"seat{i}", argv, env=env, sandbox=SandboxPolicy(enabled=sandboxed)), control, limits))
         result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy), replay_path=path)
         finished = True

@@ -67,7 +67,7 @@ def run_command(
         click.echo(f"{said}: {summary.stop_state}")
     click.echo(report.table(summary.standings))
     if summary.bot_faults:
-        click.echo(report.bot_faults([(name, f.kind.value, f.detail) for name, f in summary.bot_faults]), err=True)
+        click.echo(report.bot_faults(summary.bot_faults), err=True)
     if cfg.report is not None:
         from arena.web.report_page import build_report
 

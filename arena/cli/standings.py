@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from arena.cli import main
 from arena.report import standings as report
 from arena.report import statistics as statsreport
-from arena.stats.collusion import detect
-from arena.stats.seating import seat_report
-from arena.results.store import Store
-from arena.stats.uncertainty import estimate
-from arena.stats.standings import store_standings
+from arena.stats.analysis import AnalysisOptions, analyse
 
 
 @main.command("standings")
@@ -36,17 +30,9 @@ def standings_command(
     """Rank the entrants of a results store by TrueSkill mu - 3 sigma, with how sure each place is."""
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    with Store.open_existing(Path(db)) as store:
-        info = store.info()
-        standings = store_standings(store)
-        bot_faults = store.bot_faults()
-        games = store.counted_games()
-    names = list(info.entrants)
-    index = {n: i for i, n in enumerate(names)}
-    unc = estimate(games, len(names), [index[s.name] for s in standings], confidence=confidence, resamples=resamples,
-                   rating_resamples=rating_resamples, seed=seed)
-    seats = seat_report(games, len(names)) if show_seats else None
-    collusion = detect(games, len(names)) if show_collusion else None
+    a = analyse(db, AnalysisOptions(confidence=confidence, resamples=resamples, rating_resamples=rating_resamples,
+                                    seed=seed, collusion=show_collusion))
+    info, names, standings = a.info, list(a.names), list(a.standings)
     if as_json:
         meta = {
             "tournament": info.name,
@@ -54,29 +40,29 @@ def standings_command(
             "games": info.counted_games,
             "scheduled": info.total_games,
             "stop": info.stop.to_json() if info.stop is not None else None,
-            "bot_faults": [{"entrant": e, "kind": k, "detail": d} for e, k, d in bot_faults],
-            "uncertainty": statsreport.uncertainty_json(unc, names),
+            "bot_faults": report.bot_faults_json(a.bot_faults),
+            "uncertainty": statsreport.uncertainty_json(a.uncertainty, names),
         }
-        if seats is not None:
-            meta["seats"] = seats.to_json()
-        if collusion is not None:
-            meta["collusion"] = {"test": collusion.test, "alpha": collusion.alpha,
-                                 "pairs": [p.to_json(names) for p in collusion.pairs]}
+        if show_seats:
+            meta["seats"] = a.seats.to_json()
+        if a.collusion is not None:
+            meta["collusion"] = {"test": a.collusion.test, "alpha": a.collusion.alpha,
+                                 "pairs": [p.to_json(names) for p in a.collusion.pairs]}
         click.echo(report.as_json(standings, meta))
     elif as_csv:
-        click.echo(statsreport.standings_csv(standings, unc, names), nl=False)
+        click.echo(statsreport.standings_csv(standings, a.uncertainty, names), nl=False)
     else:
         click.echo(f"{info.name} ({info.game}): {info.counted_games}/{info.total_games} games")
         if info.stop is not None:
             click.echo(info.stop.line())
         click.echo(report.table(standings))
         click.echo()
-        click.echo(statsreport.intervals_text(standings, unc, names))
-        if seats is not None:
+        click.echo(statsreport.intervals_text(standings, a.uncertainty, names))
+        if show_seats:
             click.echo()
-            click.echo(statsreport.seats_text(seats, names))
-        if collusion is not None:
+            click.echo(statsreport.seats_text(a.seats, names))
+        if a.collusion is not None:
             click.echo()
-            click.echo(statsreport.collusion_text(collusion, names))
-        if bot_faults:
-            click.echo(report.bot_faults(bot_faults))
+            click.echo(statsreport.collusion_text(a.collusion, names))
+        if a.bot_faults:
+            click.echo(report.bot_faults(a.bot_faults))

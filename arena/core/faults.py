@@ -37,6 +37,22 @@ class FaultKind(enum.Enum):
         also killed for crash, flood, start_failed and limit; after `game_time` it is simply asked nothing more."""
         return self in (FaultKind.CRASH, FaultKind.FLOOD, FaultKind.START_FAILED, FaultKind.LIMIT, FaultKind.GAME_TIME)
 
+    @property
+    def unanswered(self) -> bool:
+        """The seat was asked and gave no usable answer in time: its decision is the fallback."""
+        return self in (FaultKind.TIMEOUT, FaultKind.MALFORMED_JSON, FaultKind.INVALID_UTF8, FaultKind.LINE_TOO_LONG)
+
+    @property
+    def about_answer(self) -> bool:
+        """A fault about one answer (unanswered, illegal or unexpected): in a branch's recorded steps,
+        where the bots' answers are ignored, these faults are ignored too."""
+        return self.unanswered or self in (FaultKind.ILLEGAL_ACTION, FaultKind.UNEXPECTED_ANSWER)
+
+    @property
+    def causes_fallback(self) -> bool:
+        """A fault that a fallback decision in a replay may name as its cause."""
+        return self.unanswered or self.fatal or self is FaultKind.ILLEGAL_ACTION
+
 
 class FaultPolicy(enum.Enum):
     """What a fault does to the ranking. The game itself always goes on with fallback actions."""

@@ -21,7 +21,6 @@ class Limits:
     cpu_seconds: int | None = None  # RLIMIT_CPU, over the process's whole life (a whole match): off by default
     memory_mb: int | None = DEFAULT_MEMORY_MB  # RLIMIT_AS (address space, not resident memory: a JVM may need more)
     max_line_bytes: int = 1_000_000  # the byte budget of one stdout line (a stream without newlines included)
-    stderr_tail_lines: int = 20
     max_stderr_bytes_per_game: int = 4_000_000  # more is a flood
     max_unasked_lines_per_game: int = 20  # stdout lines that answer nothing; more is a flood
     # Bytes written to the bot's stdin that it has not read yet. A bot reads each request before it

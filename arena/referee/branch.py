@@ -21,7 +21,7 @@ from arena.replay import Replay, load_replay
 from arena.referee.script import Script
 from arena.referee.session import BotSpec
 from arena.referee.verify import verify_replay
-from arena.rng import derive_seed
+from arena.rng import bot_seed
 from arena.sandbox.policy import SandboxPolicy
 from arena.textsafe import clean
 
@@ -59,7 +59,7 @@ class BranchPlan:
         seed = self.replay.header.seed
         specs = []
         for seat in self.seats:
-            env = {"ARENA_SEED": str(derive_seed(seed, "bot", seat.seat))}
+            env = {"ARENA_SEED": str(bot_seed(seed, seat.seat))}
             policy = SandboxPolicy(enabled=sandboxed and seat.play is not Play.RECORDED)
             specs.append(BotSpec(seat.entrant, seat.command, seat.cwd, env, sandbox=policy))
         return specs

@@ -28,12 +28,9 @@ from arena.replay import ReplayWriter
 from arena.referee.session import Classification
 from arena.referee.transport import Arrival, ArrivalKind, BotHandle, Transport
 
-# Faults about one answer: in a branch's recorded steps the answers are ignored, and so are these.
-ANSWER_FAULTS = frozenset({FaultKind.TIMEOUT, FaultKind.MALFORMED_JSON, FaultKind.INVALID_UTF8, FaultKind.LINE_TOO_LONG,
-                           FaultKind.ILLEGAL_ACTION, FaultKind.UNEXPECTED_ANSWER})
 
 
-class Seat:
+class SeatInPlay:
     """The referee's side of one seat during one game."""
 
     __slots__ = (
@@ -68,7 +65,7 @@ class Seat:
 class Judge:
     """The input side of one game: reads through the transport, settles requests, records faults."""
 
-    def __init__(self, seats: list[Seat], transport: Transport, clock: Clock, replay: ReplayWriter | None) -> None:
+    def __init__(self, seats: list[SeatInPlay], transport: Transport, clock: Clock, replay: ReplayWriter | None) -> None:
         self.seats = seats
         self.by_bot = {id(seat.bot): seat for seat in seats}
         self.transport = transport
@@ -87,7 +84,7 @@ class Judge:
         for arrival in self.transport.wait(0.0).arrivals:
             self.dispatch(arrival)
 
-    def collect(self, asked: list[Seat]) -> None:
+    def collect(self, asked: list[SeatInPlay]) -> None:
         """Wait for every asked seat's answer or deadline; each bot only against its own deadline."""
         clock = self.clock
         while True:
@@ -121,7 +118,7 @@ class Judge:
         elif kind is ArrivalKind.BROKEN:
             self.crash(seat, "its stdin is closed")
 
-    def judge(self, seat: Seat, line: bytes | None, at: float) -> None:
+    def judge(self, seat: SeatInPlay, line: bytes | None, at: float) -> None:
         """One stdout line: the answer to the pending request, or a fault of its own kind."""
         bot = seat.bot
         if line is None:
@@ -165,14 +162,14 @@ class Judge:
 
     # --- settling a request -----------------------------------------------------------------------
 
-    def _settle(self, seat: Seat, at: float) -> float:
+    def _settle(self, seat: SeatInPlay, at: float) -> float:
         seat.waiting = False
         seat.bot.settle()
         seat.elapsed_ms = elapsed = seat.deadline.elapsed_ms(at)
         seat.clock.charge(elapsed)
         return elapsed
 
-    def answer(self, seat: Seat, action: JSON, at: float) -> None:
+    def answer(self, seat: SeatInPlay, action: JSON, at: float) -> None:
         elapsed = self._settle(seat, at)
         seat.answered = True
         seat.action = action
@@ -180,7 +177,7 @@ class Judge:
             # Committed the moment it arrives, before the barrier: the replay proves the order.
             seat.salt = self.replay.commit(self.step, seat.index, seat.rid, action, flush=self.secret)
 
-    def bad_line(self, seat: Seat, kind: FaultKind, detail: str, at: float) -> None:
+    def bad_line(self, seat: SeatInPlay, kind: FaultKind, detail: str, at: float) -> None:
         """An unreadable line is the answer to the pending request, if any (answers are final)."""
         if seat.waiting:
             self._settle(seat, at)
@@ -189,13 +186,13 @@ class Judge:
             self.fault(seat, kind, None, detail)
             self.unasked(seat)
 
-    def unasked(self, seat: Seat) -> None:
+    def unasked(self, seat: SeatInPlay) -> None:
         bot = seat.bot
         bot.game_unasked_lines += 1
         if bot.game_unasked_lines > bot.limits.max_unasked_lines_per_game:
             self.flood(seat, f"more than {bot.limits.max_unasked_lines_per_game} stdout lines that answer nothing in one game")
 
-    def timeout(self, seat: Seat, at: float) -> None:
+    def timeout(self, seat: SeatInPlay, at: float) -> None:
         if seat.bot.exited():  # exited, with its stdout held open by a child
             self.crash(seat, "no answer")
             return
@@ -209,10 +206,10 @@ class Judge:
 
     # --- faults -----------------------------------------------------------------------------------
 
-    def fault(self, seat: Seat, kind: FaultKind, rid: int | None, detail: str) -> None:
+    def fault(self, seat: SeatInPlay, kind: FaultKind, rid: int | None, detail: str) -> None:
         fault = Fault.bounded(seat.index, kind, self.step, rid, detail, seat.bot.stderr_tail())
         if self.scripted:
-            if kind not in ANSWER_FAULTS:
+            if not kind.about_answer:  # answers are ignored in a branch's recorded steps, so are faults about them
                 self.held.append(fault)
             return
         self.record(fault)
@@ -230,7 +227,7 @@ class Judge:
                                             stderr_tail=fault.stderr_tail))
         self.held = []
 
-    def remove(self, seat: Seat) -> tuple[int | None, bool]:
+    def remove(self, seat: SeatInPlay) -> tuple[int | None, bool]:
         """Take a seat's bot out of the game for good: kill its group; fallbacks from now on."""
         rid = seat.rid if seat.waiting else None
         seat.waiting = False
@@ -240,7 +237,7 @@ class Judge:
         orphans = seat.bot.kill()
         return rid, orphans
 
-    def crash(self, seat: Seat, why: str) -> None:
+    def crash(self, seat: SeatInPlay, why: str) -> None:
         rid, orphans = self.remove(seat)
         limit = seat.bot.limit_detail  # a sandbox limit ended it: say which
         kind, detail = (FaultKind.LIMIT, f"{limit}; {seat.bot.exit_detail}") if limit else (FaultKind.CRASH, seat.bot.exit_detail)
@@ -248,6 +245,6 @@ class Judge:
         if orphans:
             self.fault(seat, FaultKind.ORPHANS, None, "it exited and left processes running in its group (killed)")
 
-    def flood(self, seat: Seat, why: str) -> None:
+    def flood(self, seat: SeatInPlay, why: str) -> None:
         rid, _ = self.remove(seat)
         self.fault(seat, FaultKind.FLOOD, rid, f"{why}; the bot was stopped")

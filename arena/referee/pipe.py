@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from arena.core.limits import Limits
 from arena.textsafe import LINE_CHARS, clean_bytes
+from arena.core.faults import STDERR_TAIL_LINES
 
 READ_CHUNK = 65536
 STDERR_LINE_BYTES = 4 * LINE_CHARS  # raw bytes kept of one stderr line; shown cleaned, at most LINE_CHARS
@@ -41,6 +42,8 @@ class LineReader:
     def feed(self, data: bytes) -> list[bytes | None]:
         buf = self.buf
         limit = self.limit
+        if not data:
+            return []
         # Fast path: the usual answer, one whole line in one read.
         if not buf and not self.discarding and data.find(b"\n") == len(data) - 1:
             return [data[:-1]] if len(data) <= limit + 1 else [None]
@@ -120,7 +123,7 @@ class Pipes:
         self.not_reading = False  # set when unread stdin passed `limits.max_unread_bytes`
         self.stderr_bytes = 0  # read since the last `reset_counts`
         self.lines = LineReader(limits.max_line_bytes)
-        self.tail = StderrTail(limits.stderr_tail_lines)
+        self.tail = StderrTail(STDERR_TAIL_LINES)
         self._out_pending = bytearray()  # bytes not yet accepted by the child's stdin pipe
         self._selector: selectors.BaseSelector | None = None
 
@@ -154,6 +157,11 @@ class Pipes:
                 pass
 
     # --- stdin ------------------------------------------------------------------------------------
+
+    @property
+    def pending(self) -> int:
+        """Bytes sent that the child's stdin pipe has not taken yet."""
+        return len(self._out_pending)
 
     def send(self, data: bytes) -> bool:
         """Write without blocking; what the pipe does not take now is sent as it drains.

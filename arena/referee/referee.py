@@ -33,7 +33,7 @@ from arena.jsonvalue import JSON, dumps_line
 from arena.protocol import PROTOCOL_VERSION, end_message, preview, request_message, start_message
 from arena.referee.clock import Clock, Deadline, SeatClock
 from arena.core.time_control import TimeControl
-from arena.referee.decisions import Judge, Seat
+from arena.referee.decisions import Judge, SeatInPlay
 from arena.core.faults import FaultKind, FaultPolicy
 from arena.replay import Header, ReplayWriter, SeatInfo
 from arena.core.result import GameResult, apply_policy
@@ -70,7 +70,7 @@ class _Game:
         self.transport = transport
         self.script = script
         self.state: GameState = spec.new_game(len(bots), options, seed)
-        self.seats = [Seat(i, bot, SeatClock.new(time_control)) for i, bot in enumerate(bots)]
+        self.seats = [SeatInPlay(i, bot, SeatClock.new(time_control)) for i, bot in enumerate(bots)]
         self.judge = Judge(self.seats, transport, clock, replay)
         self.step = -1
         self.decisions = 0
@@ -187,7 +187,7 @@ class _Game:
             return
         # Build every request first, then write them back to back: the bots' clocks start within
         # microseconds of each other, and no bot is woken while the next request is still being built.
-        outgoing: list[tuple[Seat, bytes, float]] = []
+        outgoing: list[tuple[SeatInPlay, bytes, float]] = []
         for s in deciding:
             seat = seats[s]
             if seat.out:
@@ -216,7 +216,7 @@ class _Game:
             seat.rid = rid
             outgoing.append((seat, data, allowance))
         judge.poll()  # a line read before its request is written can never answer it
-        asked: list[Seat] = []
+        asked: list[SeatInPlay] = []
         for seat, data, allowance in outgoing:
             if seat.out:
                 continue

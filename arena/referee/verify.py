@@ -32,7 +32,7 @@ from arena.core.faults import FaultKind
 from arena.referee.referee import apply_policy
 from arena.replay.encoding import JSON, canonical_bytes, check_commitment
 from arena.replay.reader import Replay, load_replay
-from arena.replay.records import FATAL_FAULTS, RESPONSE_FAULTS, Commit, Decision, Events, FaultRecord, Source, short
+from arena.replay.records import Commit, Decision, Events, FaultRecord, Source, short
 from arena.textsafe import clean
 
 T = TypeVar("T")
@@ -209,7 +209,7 @@ class _Walk:
             raise self.fail(f.line, f"a fault at step {f.step}, which was recorded from the original game (no bot took part)")
         if self.decisions:
             raise self.fail(f.line, "a fault written among the step's decisions (faults come before the reveal)")
-        if f.kind in FATAL_FAULTS:
+        if f.kind.fatal:
             if f.seat in self.fatal:
                 raise self.fail(f.line, f"a second fault that takes seat {f.seat}'s bot out of the game (first: line "
                                         f"{self.fatal[f.seat].line})")
@@ -292,7 +292,7 @@ class _Walk:
             raise self.fail(d.line, f"{at}: played as the bot's answer, but its bot was out of the game before it "
                                     f"answered ({out.kind.value}, line {out.line})")
         for f in self.faults:
-            if f.seat == d.seat and f.request_id == d.request_id and f.kind in RESPONSE_FAULTS | {FaultKind.ILLEGAL_ACTION}:
+            if f.seat == d.seat and f.request_id == d.request_id and (f.kind.unanswered or f.kind is FaultKind.ILLEGAL_ACTION):
                 raise self.fail(d.line, f"{at}: played as the bot's answer, but a {f.kind.value} fault (line {f.line}) "
                                         f"says request {d.request_id} got no usable answer")
         reason = self._illegal(d.seat, d.played, d.line)
@@ -311,11 +311,11 @@ class _Walk:
             reason = self._illegal(d.seat, d.answer, d.line)
             if reason is None:
                 raise self.fail(d.line, f"{at}: the answer {short(d.answer)} is legal, yet the fallback was played")
-            cause = self._one(d, {FaultKind.ILLEGAL_ACTION})
+            cause = self._one(d, lambda kind: kind is FaultKind.ILLEGAL_ACTION)
         elif out is not None:
             cause = out
         else:
-            cause = self._one(d, RESPONSE_FAULTS)
+            cause = self._one(d, lambda kind: kind.unanswered)
         if cause is None:
             raise self.fail(d.line, f"{at}: a fallback, but no fault of seat {d.seat} for request {d.request_id} explains it")
         assert d.fault is not None  # the reader requires a fallback's fault
@@ -323,9 +323,9 @@ class _Walk:
             raise self.fail(d.line, f"'fault': {d.fault.value}, but the fault that explains this "
                                     f"fallback is {cause.kind.value} (line {cause.line})")
 
-    def _one(self, d: Decision, kinds: set[FaultKind] | frozenset[FaultKind]) -> FaultRecord | None:
+    def _one(self, d: Decision, kinds: Callable[[FaultKind], bool]) -> FaultRecord | None:
         found = [f for f in self.faults if f.seat == d.seat and f.step == d.step and f.request_id == d.request_id
-                 and f.kind in kinds]
+                 and kinds(f.kind)]
         if len(found) > 1:
             raise self.fail(found[1].line, f"a second fault for request {d.request_id} of seat {d.seat} (first: line "
                                            f"{found[0].line}): a request gets one answer")
@@ -337,7 +337,7 @@ class _Walk:
             raise self.fail(e.line, f"no decision of seat {missing} at step {e.step}")
         by_seat = {d.seat: d for d in self.decisions}
         for f in self.faults:
-            if f.step == self.step and f.request_id is not None and f.kind in RESPONSE_FAULTS | {FaultKind.ILLEGAL_ACTION}:
+            if f.step == self.step and f.request_id is not None and (f.kind.unanswered or f.kind is FaultKind.ILLEGAL_ACTION):
                 d = by_seat.get(f.seat)
                 if d is None or d.request_id != f.request_id or d.source is not Source.FALLBACK:
                     raise self.fail(f.line, f"a {f.kind.value} fault of seat {f.seat} for request {f.request_id}, but "

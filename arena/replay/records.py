@@ -23,10 +23,6 @@ __all__ = ["ReplayRecordError", "short"]
 FORMAT = 3  # format 3 stores the whole time control (`TimeControl.to_json`) in the header
 READABLE_FORMATS = (2, 3)  # format 2 (a time control without shutdown_ms and game_ms) is still read and verified
 
-# Faults that make the seat's decision a fallback, by what they mean for the request:
-RESPONSE_FAULTS = frozenset({FaultKind.TIMEOUT, FaultKind.MALFORMED_JSON, FaultKind.INVALID_UTF8, FaultKind.LINE_TOO_LONG})
-FATAL_FAULTS = frozenset(kind for kind in FaultKind if kind.fatal)  # the bot is out for the rest of the game
-FALLBACK_FAULTS = RESPONSE_FAULTS | FATAL_FAULTS | {FaultKind.ILLEGAL_ACTION}
 
 
 
@@ -181,11 +177,11 @@ class Decision:
         if source is Source.BOT:
             return cls(step, seat, source, action, m.req("id"), None, None, m.text("salt", _HEX32),
                        m.num("elapsed_ms"), m.line)
-        fault: FaultKind = m.choice("fault", FaultKind, FALLBACK_FAULTS)
+        fault: FaultKind = m.choice("fault", FaultKind, frozenset(k for k in FaultKind if k.causes_fallback))
         if fault is FaultKind.ILLEGAL_ACTION:  # the bot answered: its answer, committed, and refused
             return cls(step, seat, source, action, m.req("id"), fault, m.value("answer"), m.text("salt", _HEX32),
                        m.num("elapsed_ms"), m.line)
-        if fault in RESPONSE_FAULTS:  # asked, and no usable answer in time
+        if fault.unanswered:  # asked, and no usable answer in time
             return cls(step, seat, source, action, m.req("id"), fault, elapsed_ms=m.num("elapsed_ms"), line=m.line)
         # out of the game: maybe never asked this step
         return cls(step, seat, source, action, m.integer("id", nullable=True), fault,

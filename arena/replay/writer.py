@@ -17,8 +17,6 @@ from arena.errors import ReplayError
 from arena.core.faults import Fault, FaultKind
 from arena.replay.encoding import JSON, commitment, encode_line, new_salt
 from arena.replay.records import (
-    FATAL_FAULTS,
-    RESPONSE_FAULTS,
     Commit,
     Decision,
     Events,
@@ -84,9 +82,9 @@ class ReplayWriter:
         return salt
 
     def fault(self, fault: Fault) -> None:
-        if fault.kind in FATAL_FAULTS:
+        if fault.kind.fatal:
             self._fatal.setdefault(fault.seat, fault.kind)
-        elif fault.kind in RESPONSE_FAULTS:
+        elif fault.kind.unanswered:
             self._response.setdefault((fault.step, fault.seat, fault.request_id), fault.kind)
         self.write(FaultRecord.of(fault))
 

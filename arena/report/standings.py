@@ -7,7 +7,8 @@ import io
 from typing import Sequence
 
 from arena.jsonvalue import JSON, dumps_str
-from arena.textsafe import NAME_CHARS, clean
+from arena.core.faults import STDERR_TAIL_LINES, Fault
+from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.stats.ratings import Standing
 
 COLUMNS = ("place", "name", "score", "mu", "sigma", "games", "wins", "avg_points", "avg_rank", "faults")
@@ -67,10 +68,18 @@ def as_json(standings: Sequence[Standing], meta: dict[str, JSON] | None = None) 
     return dumps_str({**(meta or {}), "standings": [s.to_json() for s in standings]})
 
 
-def bot_faults(faults: Sequence[tuple[str, str, str]]) -> str:
-    """Faults found when bot processes were closed (no game to charge them to), one line each."""
+def bot_faults(faults: Sequence[tuple[str, Fault]]) -> str:
+    """Faults found when bot processes were closed (no game to charge them to): one line each, then
+    the bot's last stderr lines, indented."""
     if not faults:
         return ""
     lines = [f"faults outside games ({len(faults)}): found when bot processes were closed; they change no rating"]
-    lines += [f"  {clean(entrant, NAME_CHARS)}: {clean(kind, NAME_CHARS)}: {clean(detail)}" for entrant, kind, detail in faults]
+    for entrant, fault in faults:
+        lines.append(f"  {clean(entrant, NAME_CHARS)}: {fault.kind.value}: {clean(fault.detail)}")
+        lines += [f"    stderr: {clean(line, LINE_CHARS)}" for line in fault.stderr_tail[-STDERR_TAIL_LINES:]]
     return "\n".join(lines)
+
+
+def bot_faults_json(faults: Sequence[tuple[str, Fault]]) -> list[JSON]:
+    return [{"entrant": entrant, "kind": f.kind.value, "detail": f.detail, "stderr_tail": list(f.stderr_tail)}
+            for entrant, f in faults]

@@ -24,7 +24,7 @@ from typing import Any, Iterator, Sequence
 
 from arena.errors import StoreError
 from arena.jsonvalue import JSON, dumps_str, loads
-from arena.core.faults import Fault
+from arena.core.faults import Fault, FaultKind
 from arena.results.lock import StoreLock
 from arena.results.reindex import Plan, differences, reconcile
 from arena.results.stored import SCHEMA as _SCHEMA
@@ -286,7 +286,7 @@ class Store:
             dumps_str([list(t) for t in game.tiebreaks]),
             dumps_str(list(game.ranks)),
             dumps_str(list(game.game_ranks)),
-            dumps_str(list(game.faults)),
+            dumps_str([f.to_json() for f in game.faults]),
             dumps_str(list(game.fault_counts)),
             dumps_str(list(game.versions)),
             game.decisions,
@@ -337,12 +337,15 @@ class Store:
         except sqlite3.Error as exc:
             raise write_error(self.path, exc) if outside_arena(exc) else StoreError(f"{self.path}: {exc}") from None
 
-    def bot_faults(self) -> list[tuple[str, str, str]]:
-        """(entrant, kind, detail) of every fault found outside games, oldest first."""
+    def bot_faults(self) -> list[tuple[str, Fault]]:
+        """(entrant, fault) of every fault found outside games, oldest first, stderr tail included:
+        the shape `record_bot_faults` takes."""
         try:
-            return list(self.conn.execute("SELECT entrant, kind, detail FROM bot_faults ORDER BY id"))
+            rows = list(self.conn.execute("SELECT entrant, kind, detail, stderr_tail FROM bot_faults ORDER BY id"))
         except sqlite3.OperationalError:  # a store written before the table existed
             return []
+        return [(entrant, Fault.bounded(-1, FaultKind(kind), -1, None, detail, tuple(str(x) for x in _list(tail))))
+                for entrant, kind, detail, tail in rows]
 
     def counted_games(self) -> list[StoredGame]:
         """The games the standings count, in schedule order (see `counted_below`)."""
@@ -384,3 +387,8 @@ class Store:
                 )
         except sqlite3.Error:
             pass  # only a cache: standings are computed anyway, and a read-only store is still readable
+
+
+def _list(text: str) -> list[JSON]:
+    value = loads(text)
+    return value if isinstance(value, list) else []

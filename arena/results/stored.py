@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from arena.core.faults import Fault
 from arena.errors import OutputError
 from arena.jsonvalue import JSON, loads
 
@@ -84,7 +85,7 @@ class StoredGame:
     tiebreaks: tuple[tuple[int, ...], ...]
     ranks: tuple[int, ...]
     game_ranks: tuple[int, ...]
-    faults: tuple[dict[str, JSON], ...]
+    faults: tuple[Fault, ...]
     fault_counts: tuple[int, ...]
     versions: tuple[str, ...]
     decisions: int
@@ -110,7 +111,7 @@ class StoredGame:
             tiebreaks=tuple(tuple(t) for t in loads(row[8])),
             ranks=tuple(loads(row[9])),
             game_ranks=tuple(loads(row[10])),
-            faults=tuple(loads(row[11])),
+            faults=tuple(Fault.from_json(f) for f in loads(row[11])),
             fault_counts=tuple(loads(row[12])),
             versions=tuple(loads(row[13])),
             decisions=row[14],

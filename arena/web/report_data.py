@@ -139,18 +139,17 @@ def game_faults(games: Iterable[StoredGame], names: Sequence[str]) -> list[dict[
     out: list[dict[str, JSON]] = []
     for g in games:
         for f in g.faults:
-            seat = f.get("seat")
-            entrant = g.seats[seat] if isinstance(seat, int) and 0 <= seat < len(g.seats) else None
+            entrant = g.seats[f.seat] if 0 <= f.seat < len(g.seats) else None
             out.append(
                 {
                     "game": g.index,
                     "game_id": g.game_id,
                     "entrant": names[entrant] if entrant is not None else "",
-                    "seat": seat,
-                    "kind": f.get("kind"),
-                    "step": f.get("step"),
-                    "detail": f.get("detail", ""),
-                    "stderr_tail": f.get("stderr_tail", []),
+                    "seat": f.seat,
+                    "kind": f.kind.value,
+                    "step": f.step,
+                    "detail": f.detail,
+                    "stderr_tail": list(f.stderr_tail),
                 }
             )
     return out

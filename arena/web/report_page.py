@@ -18,15 +18,16 @@ from arena.errors import ArenaError, ReportError
 from arena.jsonvalue import JSON
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.stats.ratings import Standing
-from arena.stats.seating import SeatReport, seat_report
-from arena.results.store import Store, StoredGame
-from arena.stats.uncertainty import Uncertainty, estimate
+from arena.core.faults import Fault
+from arena.stats.analysis import analyse
+from arena.stats.seating import SeatReport
+from arena.results.store import StoredGame
+from arena.stats.uncertainty import Uncertainty
 from arena.web import page
 from arena.web.report_data import BySeat, HeadToHead, by_seat, game_faults, head_to_head, rating_history
 from arena.web.report_svg import rating_plot
 from arena.web.report_tables import by_seat_table, faults_section, head_to_head_table, neighbours_table, standings_table
 from arena.web.viewer import write_viewer
-from arena.stats.standings import store_standings
 
 REPLAY_DIR = "replays"
 
@@ -96,7 +97,7 @@ def report_html(
     neighbours: SeatReport,
     plot_svg: str,
     faults: list[dict[str, JSON]],
-    bot_faults: list[tuple[str, str, str]],
+    bot_faults: list[tuple[str, Fault]],
     games: dict[str, JSON],
     notes: list[str],
 ) -> str:
@@ -132,23 +133,15 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     """Write out_dir/index.html (and out_dir/replays/*.html for stored replays)."""
     started = time.perf_counter()
     out = Path(out_dir)
-    with Store.open_existing(Path(store_path)) as store:
-        info = store.info()
-        raw_names = list(store.entrant_names())
-        names = [clean(n, NAME_CHARS) for n in raw_names]
-        standings = store_standings(store)
-        games = store.counted_games()  # the games the standings count (all, unless the stop rule ended the run)
-        bot_faults = [(clean(e, NAME_CHARS), clean(k, NAME_CHARS), clean(d)) for e, k, d in store.bot_faults()]
+    a = analyse(store_path)  # the facts and defaults of `arena standings`
+    info, raw_names, standings, games = a.info, list(a.names), list(a.standings), list(a.games)
+    names = [clean(n, NAME_CHARS) for n in raw_names]
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ReportError(f"cannot create the report folder {out}: {exc.strerror or exc} (choose another with -o)") from None
     links, written, errors = _viewer_pages(games, out) if viewers else ({}, 0, [])
     history = rating_history([g.rated() for g in games], len(names))
-    index_of = {n: i for i, n in enumerate(raw_names)}
-    # the same intervals as `arena standings` with its defaults (its seed, confidence and resamples give
-    # the same resamples); no re-rated mu intervals here: they cost seconds on a big store
-    uncertainty = estimate(games, len(names), [index_of[s.name] for s in standings], rating_resamples=0)
     subtitle = f"{info.game} · {info.counted_games}/{info.total_games} games · {len(names)} entrants"
     if info.stop is not None:
         subtitle += f" · stopped after round {info.stop.after_round + 1} of {info.stop.rounds} by the stop rule"
@@ -157,14 +150,14 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         subtitle,
         names,
         standings,
-        uncertainty,
+        a.uncertainty,
         raw_names,
         head_to_head(games, len(names)),
         by_seat(games, len(names)),
-        seat_report(games, len(names)),
+        a.seats,
         rating_plot(history, names),
         game_faults(games, names),
-        bot_faults,
+        list(a.bot_faults),
         _games_json(games, links),
         [f"no viewer page: {e}" for e in errors],
     )

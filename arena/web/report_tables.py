@@ -5,8 +5,9 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
+from arena.core.faults import STDERR_TAIL_LINES, Fault
 from arena.jsonvalue import JSON
-from arena.textsafe import LINE_CHARS, clean
+from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.report import standings as text_report
 from arena.stats.ratings import Standing
 from arena.stats.seating import SeatReport
@@ -173,7 +174,7 @@ def neighbours_table(seats: SeatReport, names: list[str]) -> str:
     return "".join(out)
 
 
-def faults_section(faults: list[dict[str, JSON]], bot_faults: list[tuple[str, str, str]]) -> str:
+def faults_section(faults: list[dict[str, JSON]], bot_faults: Sequence[tuple[str, Fault]]) -> str:
     if not faults and not bot_faults:
         return '<p id="no-faults">No faults: every bot answered every request in time, legally.</p>'
     out: list[str] = []
@@ -194,5 +195,12 @@ def faults_section(faults: list[dict[str, JSON]], bot_faults: list[tuple[str, st
         out.append("</div>")
     if bot_faults:
         out.append(f"<p>{len(bot_faults)} fault(s) found when bot processes were closed: they belong to no game and change no rating.</p>")
-        out += [f'<div class="fault"><b>{html.escape(k)}</b> · {html.escape(e)}<div class="detail">{html.escape(d)}</div></div>' for e, k, d in bot_faults]
+        for entrant, bf in bot_faults:
+            lines = [clean(x, LINE_CHARS) for x in bf.stderr_tail[-STDERR_TAIL_LINES:]]
+            out.append(
+                f'<div class="fault"><b>{html.escape(bf.kind.value)}</b> · {html.escape(clean(entrant, NAME_CHARS))}'
+                f'<div class="detail">{html.escape(clean(bf.detail))}</div>'
+                + (f'<pre class="stderr">{html.escape(chr(10).join(lines))}</pre>' if lines else "")
+                + "</div>"
+            )
     return "".join(out)

@@ -11,7 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.checkbot.runner import handshake
-from arena.checkbot.session import MAX_LINE_BYTES, RAW_CHARS, BotSession, LineSplitter
+from arena.checkbot.session import MAX_LINE_BYTES, RAW_CHARS, BotSession, decode_line
+from arena.core.limits import Limits
+from arena.referee.pipe import LineReader
 from arena.errors import BotStartError
 from arena.jsonvalue import loads
 
@@ -102,9 +104,9 @@ def test_rss_counts_children_that_left_the_process_group():
 def test_split_lines_do_not_depend_on_how_the_pipe_cut_them(chunks, data):
     whole = b"".join(chunks)
     cut = sorted(data.draw(st.lists(st.integers(0, len(whole)), max_size=8)))
-    splitter, lines = LineSplitter(), []
+    reader, lines = LineReader(MAX_LINE_BYTES), []  # the referee's framing, check-bot's decoding
     for start, end in zip([0] + cut, cut + [len(whole)]):
-        lines += splitter.feed(whole[start:end], 0.0)
+        lines += [decode_line(raw, 0.0) for raw in reader.feed(whole[start:end])]
     expected = whole.split(b"\n")[:-1]
     assert len(lines) == len(expected)
     for line, raw in zip(lines, expected):
@@ -116,7 +118,27 @@ def test_split_lines_do_not_depend_on_how_the_pipe_cut_them(chunks, data):
 
 
 def test_an_over_long_line_is_reported_once_and_its_rest_dropped():
-    splitter = LineSplitter()
-    lines = splitter.feed(b"x" * (MAX_LINE_BYTES + 1), 0.0) + splitter.feed(b"yyy\n{\"id\": 2}\n", 0.0)
+    reader = LineReader(MAX_LINE_BYTES)
+    lines = [decode_line(raw, 0.0) for raw in reader.feed(b"x" * (MAX_LINE_BYTES + 1)) + reader.feed(b"yyy\n{\"id\": 2}\n")]
     assert [line.raw for line in lines] == [f"a line over {MAX_LINE_BYTES} bytes", None]
     assert lines[1].message == {"id": 2}
+
+
+GREEDY = ("import sys\ntry:\n    block = bytearray(600 * 1024 * 1024)\n    print('allocated', flush=True)\n"
+          "except MemoryError:\n    print('refused', flush=True)\n")
+
+
+@pytest.mark.parametrize("limits, expected", [(Limits(memory_mb=256), "refused"), (Limits(memory_mb=None), "allocated")])
+def test_check_bot_runs_the_bot_under_the_tournaments_limits(limits: Limits, expected: str) -> None:
+    """A bot that takes 600 MB: refused under a 256 MB limit as in a tournament (the control without
+    the limit shows the attack works), so check-bot cannot pass a bot a tournament would stop."""
+    bot = BotSession([sys.executable, "-c", GREEDY], limits=limits)
+    try:
+        assert bot.next_line(time.monotonic() + 30).raw == expected
+    finally:
+        bot.close()
+
+
+def test_a_check_runs_with_the_tournaments_default_limits() -> None:
+    from arena.checkbot.runner import CheckOptions
+    assert CheckOptions("kododo", ("bot",)).limits == Limits()  # memory_mb 4096, as a tournament

@@ -198,11 +198,15 @@ def inline_commands() -> list[Any]:
 
 @pytest.mark.parametrize("command", inline_commands())
 def test_every_inline_command_names_a_real_subcommand_and_options(command: str) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
     words = command.split()
-    helped = run([ARENA, words[1], "--help"], cwd=REPO)
-    assert helped.returncode == 0, f"`{command}`: no subcommand {words[1]!r}\n{helped.stderr}"
+    helped = CliRunner().invoke(main, [words[1], "--help"], prog_name="arena")  # in-process: no interpreter start each
+    assert helped.exit_code == 0, f"`{command}`: no subcommand {words[1]!r}\n{helped.output}"
     for option in (w for w in words[2:] if w.startswith("-")):
-        assert re.search(rf"(^|[\s,]){re.escape(option)}\b", helped.stdout), f"`{command}`: {words[1]} has no option {option}"
+        assert re.search(rf"(^|[\s,]){re.escape(option)}\b", helped.output), f"`{command}`: {words[1]} has no option {option}"
 
 
 MESSAGE = re.compile(r"^(referee →|bot\s+←)\s+(\{.*\})\s*$")

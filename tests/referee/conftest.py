@@ -6,63 +6,25 @@ left: that is the referee's promise, so every test checks it.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
 
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.session import BotProcess, BotSpec
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 
-ROOT = Path(__file__).resolve().parents[2]
-BAD_BOT = Path(__file__).with_name("bots") / "bad_bot.py"
-C_BOT = ROOT / "sample_bots" / "c" / "random_bot"
-PY_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
-JS_BOT = ROOT / "sample_bots" / "js" / "random_bot.js"
+from arena.referee.referee import play_game
 
-
-def live_members(pgid: int) -> list[int]:
-    """Non-zombie processes of a group, read from /proc independently of the code under test."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_bytes()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-                found.append(int(entry))
-    return found
-
-
-def assert_group_gone(pgid: int) -> None:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return
-    assert live_members(pgid) == [], f"processes left running in group {pgid}"
+from tests.support.bots import C_BOT, ROOT, StartBots, assert_group_gone, bad_spec, c_spec
 
 
 @pytest.fixture(scope="session")
 def c_bot() -> str:
     subprocess.run(["make", "-s", "sample_bots/c/random_bot"], cwd=ROOT, check=True)
     return str(C_BOT)
-
-
-def bad_spec(mode: str, **env: str) -> BotSpec:
-    return BotSpec(f"bad-{mode}", (sys.executable, str(BAD_BOT), mode), env=env)
-
-
-def c_spec(c_bot: str, seed: int) -> BotSpec:
-    return BotSpec(f"c{seed}", (c_bot, str(seed)))
-
-
-StartBots = Callable[..., list[BotProcess]]
 
 
 @pytest.fixture
@@ -82,3 +44,26 @@ def start_bots() -> Iterator[StartBots]:
             bot.close()
         for bot in started:
             assert_group_gone(bot.pgid)
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory: pytest.TempPathFactory, c_bot: str) -> dict[str, Path]:
+    """name -> replay: a clean simultaneous game, a sequential one, and games with each kind of fallback."""
+    out = tmp_path_factory.mktemp("verify")
+    plans: dict[str, tuple[str, list[Any], TimeControl]] = {
+        "clean": ("kododo", [c_spec(c_bot, 1), c_spec(c_bot, 2), c_spec(c_bot, 3)], TimeControl()),
+        "kolpa": ("kolpa", [c_spec(c_bot, 4), c_spec(c_bot, 5)], TimeControl()),
+        "faults": ("kododo", [c_spec(c_bot, 6), bad_spec("illegal"), bad_spec("crash", BAD_AT="3")], TimeControl()),
+        "timeout": ("kododo", [c_spec(c_bot, 7), bad_spec("timeout", SLEEP_S="0.3")], TimeControl(decision_ms=150, shutdown_ms=300)),
+        "malformed": ("kododo", [c_spec(c_bot, 8), bad_spec("malformed", BAD_AT="2")], TimeControl()),
+    }
+    paths = {}
+    for name, (game, specs, tc) in plans.items():
+        bots = [BotProcess.start(spec, tc) for spec in specs]
+        try:
+            paths[name] = out / f"{name}.jsonl"
+            play_game(game, bots, seed=9, replay_path=paths[name], time_control=tc)
+        finally:
+            for bot in bots:
+                bot.close()
+    return paths

@@ -11,14 +11,14 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.referee.bot import BotProcess
+from arena.referee.session import BotProcess
 from arena.core.time_control import TimeControl
 from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
 from arena.replay import read_replay
 from arena.referee.verify import verify_replay
 
-from .conftest import C_BOT, assert_group_gone, bad_spec, c_spec
+from tests.support.bots import C_BOT, assert_group_gone, bad_spec, c_spec
 from tests.support.fake_transport import FakeBot, FakeClock, FakeTransport, answer_after
 import pytest
 

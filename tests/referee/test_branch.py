@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from arena.errors import BranchError, ReplayError
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.session import BotProcess, BotSpec
 from arena.referee.branch import BranchPlan, Play, plan_branch
 from arena.core.faults import FaultKind
 from arena.referee.recorded_bot import Recorded
@@ -24,7 +24,7 @@ from arena.core.result import GameResult
 from arena.replay import Branch, Decision, Events, Replay, Source, load_replay
 from arena.referee.verify import resimulate, verify_replay
 
-from .conftest import BAD_BOT, StartBots
+from tests.support.bots import BAD_BOT, StartBots
 
 pytestmark = pytest.mark.process
 

@@ -17,7 +17,7 @@ from arena.core.time_control import TimeControl
 from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
 from arena.referee.session import BotProcess
-from tests.referee.conftest import bad_spec
+from tests.support.bots import bad_spec
 from tests.support.fake_transport import FakeBot, FakeClock, FakeTransport, answer_after
 
 MS = 0.001

@@ -18,14 +18,14 @@ from arena.cli import main
 from arena.errors import BotStartError, ReplayError
 from arena.jsonvalue import dumps_line
 from arena.protocol import SCHEMA_PATH
-from arena.referee.bot import BotSpec
+from arena.referee.session import BotSpec
 from arena.core.time_control import TimeControl
 from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
 from arena.replay import read_replay
 from arena.referee.verify import verify_replay
 
-from .conftest import JS_BOT, PY_BOT, bad_spec, c_spec
+from tests.support.bots import JS_BOT, PY_BOT, bad_spec, c_spec
 
 pytestmark = pytest.mark.process
 
@@ -83,9 +83,9 @@ def test_bad_input_gives_one_clear_line_and_a_non_zero_exit(args, message):
 
 def test_arena_play_closes_every_bot_even_when_ctrl_c_cuts_a_close_short(c_bot, monkeypatch):
     from arena.cli import play as play_cli
-    from arena.referee.bot import BotProcess
+    from arena.referee.session import BotProcess
 
-    from .conftest import assert_group_gone
+    from tests.support.bots import assert_group_gone
 
     started: list[BotProcess] = []
     real_start, real_close = BotProcess.start.__func__, BotProcess.close
@@ -120,13 +120,14 @@ def test_arena_play_closes_every_bot_even_when_ctrl_c_cuts_a_close_short(c_bot, 
 def test_a_bot_that_dies_in_the_handshake_is_reported_with_its_stderr():
     code = "import sys; sys.stderr.write('missing model file\\n'); sys.exit(5)"
     with pytest.raises(BotStartError, match=r"exited with status 5 during the handshake.*missing model file"):
-        from arena.referee.bot import BotProcess
+        from arena.referee.session import BotProcess
 
         BotProcess.start(BotSpec("dies", (sys.executable, "-c", code)))
 
 
 def test_a_silent_bot_fails_the_startup_allowance():
-    from arena.referee.bot import BotProcess, group_alive
+    from arena.referee.session import BotProcess
+    from arena.referee.process import group_alive
 
     started = time.monotonic()
     with pytest.raises(BotStartError, match="no hello within the start-up allowance of 300 ms"):
@@ -135,7 +136,7 @@ def test_a_silent_bot_fails_the_startup_allowance():
 
 
 def test_a_bad_hello_is_refused():
-    from arena.referee.bot import BotProcess
+    from arena.referee.session import BotProcess
 
     code = "import sys; sys.stdin.readline(); print('{\"type\": \"hello\", \"protocol\": 9, \"name\": \"x\"}', flush=True); sys.stdin.read()"
     with pytest.raises(BotStartError, match="speaks protocol 9"):
@@ -190,7 +191,7 @@ def test_every_message_the_referee_sends_validates_against_the_schema(start_bots
 @pytest.fixture(scope="module")
 def replays(tmp_path_factory, c_bot) -> list[Path]:
     """Replays of random games of every player count, with C bots (and one with faults)."""
-    from arena.referee.bot import BotProcess
+    from arena.referee.session import BotProcess
 
     out = tmp_path_factory.mktemp("replays")
     paths = []

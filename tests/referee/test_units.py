@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.referee.bot import LineReader
+from arena.referee.pipe import LineReader
 from arena.referee.clock import SeatClock
 from arena.core.time_control import TimeControl
-from arena.referee.commit import check_commitment, commitment, new_salt
+from arena.replay.encoding import check_commitment, commitment, new_salt
 from arena.core.faults import FaultPolicy
 from arena.referee.referee import apply_policy
 

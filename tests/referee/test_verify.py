@@ -6,7 +6,6 @@ test changes them the way a forger would and checks the message names the record
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Callable
 
@@ -14,71 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.errors import ReplayError
-from arena.referee.bot import BotProcess
-from arena.core.time_control import TimeControl
 from arena.core.faults import FaultKind
-from arena.referee.referee import play_game
 from arena.replay import load_replay
 from arena.referee.verify import ReplayMismatch, resimulate, verify_replay
 
-from .conftest import bad_spec, c_spec
+from tests.support.replays import branch_of, index, is_bot, records, rejected, write
 
 pytestmark = pytest.mark.process
-
-Records = list[dict[str, Any]]
-
-
-@pytest.fixture(scope="module")
-def games(tmp_path_factory: pytest.TempPathFactory, c_bot: str) -> dict[str, Path]:
-    """name -> replay: a clean simultaneous game, a sequential one, and games with each kind of fallback."""
-    out = tmp_path_factory.mktemp("verify")
-    plans: dict[str, tuple[str, list[Any], TimeControl]] = {
-        "clean": ("kododo", [c_spec(c_bot, 1), c_spec(c_bot, 2), c_spec(c_bot, 3)], TimeControl()),
-        "kolpa": ("kolpa", [c_spec(c_bot, 4), c_spec(c_bot, 5)], TimeControl()),
-        "faults": ("kododo", [c_spec(c_bot, 6), bad_spec("illegal"), bad_spec("crash", BAD_AT="3")], TimeControl()),
-        "timeout": ("kododo", [c_spec(c_bot, 7), bad_spec("timeout", SLEEP_S="0.3")], TimeControl(decision_ms=150, shutdown_ms=300)),
-        "malformed": ("kododo", [c_spec(c_bot, 8), bad_spec("malformed", BAD_AT="2")], TimeControl()),
-    }
-    paths = {}
-    for name, (game, specs, tc) in plans.items():
-        bots = [BotProcess.start(spec, tc) for spec in specs]
-        try:
-            paths[name] = out / f"{name}.jsonl"
-            play_game(game, bots, seed=9, replay_path=paths[name], time_control=tc)
-        finally:
-            for bot in bots:
-                bot.close()
-    return paths
-
-
-def records(path: Path) -> Records:
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def write(tmp_path: Path, recs: Records) -> Path:
-    path = tmp_path / "forged.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    return path
-
-
-def rejected(tmp_path: Path, recs: Records, pattern: str) -> str:
-    """Verify must refuse the forgery with a message matching `pattern`; returns the message."""
-    path = write(tmp_path, recs)
-    with pytest.raises(ReplayError, match=pattern) as caught:
-        verify_replay(path)
-    message = str(caught.value)
-    assert "\n" not in message and str(path) in message
-    return message
-
-
-def index(recs: Records, pred: Callable[[dict[str, Any]], bool], nth: int = 0) -> int:
-    return [i for i, r in enumerate(recs) if pred(r)][nth]
-
-
-def is_bot(r: dict[str, Any]) -> bool:
-    return r["type"] == "decision" and r["source"] == "bot"
-
 
 # --- real replays verify -------------------------------------------------------------------------
 
@@ -270,20 +211,6 @@ def test_an_illegal_answer_passed_off_as_the_bots_is_refused(games: dict[str, Pa
 
 
 # --- branches ------------------------------------------------------------------------------------
-
-
-def branch_of(path: Path, at_step: int) -> Records:
-    """What `arena replay --from-step` will write: the steps before `at_step` recorded, the rest played."""
-    recs = records(path)
-    recs[0]["branch"] = {"of": load_replay(path).sha256, "at_step": at_step}
-    out: Records = []
-    for r in recs:
-        if r["type"] == "commit" and r["step"] < at_step:
-            continue
-        if r["type"] == "decision" and r["step"] < at_step:
-            r = {k: r[k] for k in ("type", "step", "seat", "played")} | {"source": "recorded"}
-        out.append(r)
-    return out
 
 
 def test_a_branch_verifies_and_reports_its_origin(games: dict[str, Path], tmp_path: Path) -> None:

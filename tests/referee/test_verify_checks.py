@@ -11,24 +11,13 @@ from typing import Any
 
 import pytest
 
+from arena.core.time_control import TimeControl
 from arena.errors import IllegalAction
 from arena.games.kododo.state import KododoState
 from arena.replay import load_replay
 from arena.replay.encoding import commitment
 
-from .test_verify import Records, branch_of, games, index, is_bot, records, rejected  # noqa: F401 - `games` is a fixture
-
-SALT = "0" * 32
-
-
-def fault(seat: int, step: int, kind: str = "timeout", request_id: int | None = None) -> dict[str, Any]:
-    return {"type": "fault", "seat": seat, "kind": kind, "step": step, "request_id": request_id, "detail": "d",
-            "stderr_tail": []}
-
-
-def first_of_step(recs: Records, step: int) -> int:
-    return index(recs, lambda r: r["type"] != "fault" and r.get("step") == step)
-
+from tests.support.replays import SALT, branch_of, fault, first_of_step, index, is_bot, records, rejected
 
 # --- the header ----------------------------------------------------------------------------------
 
@@ -41,9 +30,11 @@ def first_of_step(recs: Records, step: int) -> int:
         ({"game_version": "0.9"}, r"line 1: recorded with kododo version '0.9'"),
         ({"options": {"long": False, "max_deals": 20, "target": 50, "zz": 1}}, r"line 1: 'options': .*no option 'zz'"),
         ({"options": {"long": False, "target": 50}}, r"line 1: 'options': .* must list every option of kododo"),
-        ({"time_control": {"decision_ms": 1000, "bank_ms": None, "increment_ms": 0, "startup_ms": 10000, "zz": 1}},
-         r"line 1: 'time_control': .* is not a time control"),
-        ({"time_control": {"decision_ms": 1000, "bank_ms": None, "increment_ms": 0}}, r"line 1: 'time_control': .* must be"),
+        ({"time_control": {**TimeControl().to_json(), "zz": 1}},
+         r"line 1: 'time_control' is not a time control of replay format 3: .*; unknown zz$"),
+        ({"time_control": {"decision_ms": 1000, "bank_ms": None, "increment_ms": 0}},
+         r"line 1: 'time_control' is not a time control of replay format 3: .*; missing startup_ms, shutdown_ms, game_ms$"),
+        ({"format": 2}, r"line 1: 'time_control' is not a time control of replay format 2: .*; unknown game_ms, shutdown_ms$"),
     ],
 )
 def test_a_header_that_cannot_recreate_the_game_is_refused(games: dict[str, Path], tmp_path: Path, change: dict[str, Any], message: str) -> None:

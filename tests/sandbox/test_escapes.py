@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.session import BotProcess, BotSpec
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 from arena.core.faults import Fault, FaultKind

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.session import BotProcess, BotSpec
 from arena.core.time_control import TimeControl
 from arena.referee.referee import play_game
 from arena.sandbox.policy import SandboxPolicy

@@ -6,7 +6,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.session import BotProcess, BotSpec
 from arena.sandbox.policy import SandboxPolicy, Scratch
 
 from .conftest import ROOT

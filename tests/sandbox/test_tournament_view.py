@@ -7,7 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.session import BotProcess, BotSpec
 from arena.core.time_control import TimeControl
 from arena.referee.referee import play_game
 from arena.tournament.config import tournament as tconfig

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from arena.tournament.config import tournament as tconfig
 from arena.tournament.run.runner import run
 from arena.results.store import Store
 from arena.stats.standings import store_standings
+from arena.web.report_page import build_report
 from tests.support.tournament import det_entrants
 import pytest
 
@@ -41,7 +43,9 @@ def test_a_bot_that_refuses_to_exit_is_recorded_outside_games(tmp_path):
     assert summary.played == 1
     assert [(name, fault.kind.value) for name, fault in summary.bot_faults] == [("stubborn", "no_exit")]
     with Store.open_existing(config.store) as store:
-        assert [(e, k) for e, k, _ in store.bot_faults()] == [("stubborn", "no_exit")]
+        assert [(e, f.kind.value) for e, f in store.bot_faults()] == [("stubborn", "no_exit")]
+        # the stderr tail is written with the fault and read back, cleaned of the escape it held
+        assert [f.stderr_tail for _, f in store.bot_faults()] == [("bad_bot: not exiting, ignoring SIGTERM",)]
         assert all(s.faults == 0 for s in store_standings(store))  # no game is charged with it
 
 
@@ -53,3 +57,9 @@ def test_the_cli_shows_faults_outside_games(tmp_path):
     assert "faults outside games (1)" in ran.stderr and "stubborn: no_exit" in ran.stderr
     shown = subprocess.run([*cli, "standings", str(tmp_path / "closing.sqlite")], capture_output=True, text=True, timeout=60)
     assert "stubborn: no_exit" in shown.stdout
+    assert "    stderr: bad_bot: not exiting, ignoring SIGTERM" in shown.stdout  # the stored tail, shown
+    as_json = subprocess.run([*cli, "standings", "--json", str(tmp_path / "closing.sqlite")], capture_output=True, text=True,
+                             timeout=60)
+    assert json.loads(as_json.stdout)["bot_faults"][0]["stderr_tail"] == ["bad_bot: not exiting, ignoring SIGTERM"]
+    page = build_report(tmp_path / "closing.sqlite", tmp_path / "report", viewers=False).index.read_text(encoding="utf-8")
+    assert '<pre class="stderr">bad_bot: not exiting, ignoring SIGTERM</pre>' in page

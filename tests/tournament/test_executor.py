@@ -16,7 +16,8 @@ from arena.tournament.run.executor import InlineExecutor
 from arena.tournament.run.messages import Event, GameTask, WorkerLost
 from arena.tournament.run.player import PlayerSetup
 
-from .test_runner import small
+from tests.support.tournament import small
+
 
 pytestmark = pytest.mark.process
 

@@ -20,7 +20,8 @@ from arena.tournament.config import tournament as tconfig
 from arena.tournament.run import runner
 from arena.results.store import Store
 
-from .test_runner import small
+from tests.support.tournament import small
+
 
 pytestmark = pytest.mark.process
 

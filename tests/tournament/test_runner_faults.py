@@ -15,8 +15,7 @@ import pytest
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.run import runner
 
-from .test_runner import _group_gone, _start, _standings_json, _stored, _wait_for, small
-from tests.support.tournament import det_entrants
+from tests.support.tournament import det_entrants, group_gone, small, standings_json, start_run, stored_count, wait_for
 
 pytestmark = pytest.mark.process
 
@@ -31,7 +30,7 @@ def _faults_by_entrant(store: Path) -> dict[int, list[str]]:
     with Store.open_existing(store) as s:
         for g in s.games():
             for fault in g.faults:
-                out.setdefault(g.seats[int(fault["seat"])], []).append(str(fault["kind"]))
+                out.setdefault(g.seats[fault.seat], []).append(fault.kind.value)
     return out
 
 
@@ -101,9 +100,9 @@ def test_a_worker_killed_mid_run_is_reported_and_its_games_played_again(write_co
     cfg = write_config(small(2, delay_ms=3, output={"store": "k.sqlite"}), "k.yaml")
     ref = write_config(small(2, output={"store": "ref.sqlite"}), "ref.yaml")
     store = tmp_path / "k.sqlite"
-    proc = _start(cfg, "-j", "2")
+    proc = start_run(cfg, "-j", "2")
     try:
-        _wait_for(lambda: _stored(store) >= 3 and len(_workers(proc.pid)) == 2, 60, "games and two workers", proc)
+        wait_for(lambda: stored_count(store) >= 3 and len(_workers(proc.pid)) == 2, 60, "games and two workers", proc)
         victim = _workers(proc.pid)[0]
         os.kill(victim, signal.SIGKILL)
         out, err = proc.communicate(timeout=120)
@@ -113,25 +112,25 @@ def test_a_worker_killed_mid_run_is_reported_and_its_games_played_again(write_co
             proc.wait()
     text = err.decode()
     assert proc.returncode == 0, text
-    assert f"(pid {victim}) ended unexpectedly (killed by signal 9 (SIGKILL))" in text
+    assert f"(pid {victim}) ended unexpectedly (killed by signal SIGKILL)" in text
     assert "Traceback" not in text and "IndexError" not in text
     assert "; playing game(s) " in text  # it held a game (it was mid-run): that game is played again
     assert "24/24 games stored" in out.decode()
     with sqlite3.connect(store) as conn:
         count, distinct = conn.execute("SELECT COUNT(*), COUNT(DISTINCT idx) FROM games").fetchone()
     assert count == distinct == 24
-    whole = _start(ref, "-j", "1")
+    whole = start_run(ref, "-j", "1")
     whole.communicate(timeout=120)
     assert whole.returncode == 0
-    assert _standings_json(store) == _standings_json(tmp_path / "ref.sqlite")
-    _wait_for(lambda: _group_gone(proc.pid), 10, "the run's processes to exit")
+    assert standings_json(store) == standings_json(tmp_path / "ref.sqlite")
+    wait_for(lambda: group_gone(proc.pid), 10, "the run's processes to exit")
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to look for processes")
 def test_ctrl_c_at_j2_prints_no_traceback_from_any_worker(write_config: Callable[..., Path], tmp_path: Path) -> None:
     cfg = write_config(small(4, delay_ms=5, output={"store": "c.sqlite"}), "c.yaml")
-    proc = _start(cfg, "-j", "2")
-    _wait_for(lambda: len(_workers(proc.pid)) == 2, 60, "two workers", proc)
+    proc = start_run(cfg, "-j", "2")
+    wait_for(lambda: len(_workers(proc.pid)) == 2, 60, "two workers", proc)
     time.sleep(0.3)  # mid-game, and (often) while a worker is still importing
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)

@@ -28,8 +28,7 @@ from arena.web.report_page import build_report
 
 from bench.simfield import Field, tournament
 
-from .test_runner import ARENA, _bots_running, _group_gone, _stored, _wait_for
-from tests.support.tournament import BOT, REPO, det_entrants
+from tests.support.tournament import ARENA, BOT, REPO, bots_running, det_entrants, group_gone, stored_count, wait_for
 
 pytestmark = pytest.mark.process
 
@@ -158,13 +157,13 @@ def test_same_stopping_round_and_standings_at_j1_j2_and_after_sigkill_and_resume
     proc = subprocess.Popen([*ARENA, "run", "--quiet", "-j", "2", str(killed)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True, cwd=REPO)
     try:
-        _wait_for(lambda: _stored(store) >= 5, 120, "some games to be stored", proc)
+        wait_for(lambda: stored_count(store) >= 5, 120, "some games to be stored", proc)
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-    assert 5 <= _stored(store) < games  # killed before the rule could stop it
-    _wait_for(lambda: _group_gone(proc.pid), 30, "the killed run's workers to exit")
-    _wait_for(lambda: not _bots_running(str(tmp_path)), 30, "the killed run's bots to exit")
+    assert 5 <= stored_count(store) < games  # killed before the rule could stop it
+    wait_for(lambda: group_gone(proc.pid), 30, "the killed run's workers to exit")
+    wait_for(lambda: not bots_running(str(tmp_path)), 30, "the killed run's bots to exit")
     resumed = _run(killed, "-j", "2")
     assert line in resumed
     assert _standings(store) == ref
@@ -172,7 +171,7 @@ def test_same_stopping_round_and_standings_at_j1_j2_and_after_sigkill_and_resume
     # A rerun after the stop asks the rule again, gets the same answer and plays nothing.
     again = _run(killed, "-j", "2")
     assert f"{games}/60 games stored" in again and "(0 played now" in again and line in again
-    assert _stored(store) == games
+    assert stored_count(store) == games
 
 
 def test_identical_bots_are_not_stopped(write_config: Callable[..., Path], tmp_path: Path) -> None:

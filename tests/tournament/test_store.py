@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.core.faults import Fault, FaultKind
 from arena.errors import StoreError
 from arena.stats.ratings import RatingBook, RatingModel, leaderboard
 from arena.results.store import Store, StoredGame
@@ -46,7 +47,7 @@ def _game(index: int, rnd: random.Random) -> StoredGame:
         tiebreaks=((),) * 4,
         ranks=ranks,
         game_ranks=ranks,
-        faults=({"seat": 0, "kind": "timeout", "step": 1, "request_id": 3, "detail": "late", "stderr_tail": []},),
+        faults=(Fault(0, FaultKind.TIMEOUT, 1, 3, "late"),),
         fault_counts=(1, 0, 0, 0),
         versions=("1", "1", "2", "1"),
         decisions=12,

@@ -17,8 +17,7 @@ from arena.core.time_control import TimeControl
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.run import runner
 
-from .test_runner import small
-from tests.support.tournament import det_entrants
+from tests.support.tournament import det_entrants, small
 
 pytestmark = pytest.mark.process
 

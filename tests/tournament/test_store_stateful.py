@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from arena.core.faults import Fault, FaultKind
 from arena.errors import StoreError
 from arena.jsonvalue import loads
 from arena.stats.ratings import RatingBook, RatingModel, Standing, leaderboard
@@ -53,7 +54,7 @@ def make_game(index: int, rnd: random.Random, version: str = "1") -> StoredGame:
         1 + sum(1 for q in clean if points[q] > points[s]) if not fault_counts[s] else len(clean) + 1 for s in range(n)
     )
     faults = tuple(
-        {"seat": s, "kind": "timeout", "step": k, "request_id": k, "detail": "late", "stderr_tail": []}
+        Fault(s, FaultKind.TIMEOUT, k, k, "late")
         for s in range(n)
         for k in range(fault_counts[s])
     )

@@ -99,12 +99,12 @@ def test_viewer_shows_a_fault_where_it_happened(tournament: Path, page: Page) ->
         game = next(g for g in store.games() if g.faults)
     fault = game.faults[0]
     page.goto((tournament / "report" / f"replays/{game.index:06d}.html").resolve().as_uri())
-    step = int(fault["step"])
+    step = fault.step
     page.fill("#step-input", str(step + 1))  # the frame after the faulty step
     page.press("#step-input", "Enter")
     side = page.inner_text("#side")
-    assert f"{fault['kind']} seat {fault['seat']}" in side and "bad_bot: crashing on purpose now" in side
-    assert page.locator(f'#board .seat.faulty[data-seat="{fault["seat"]}"]').count() == 1
+    assert f"{fault.kind.value} seat {fault.seat}" in side and "bad_bot: crashing on purpose now" in side
+    assert page.locator(f'#board .seat.faulty[data-seat="{fault.seat}"]').count() == 1
     assert "fallback" in side
     screenshot(page, "viewer-kododo-fault")
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.core.faults import Fault, FaultKind
 from arena.results.store import Store, StoredGame
 from arena.web.page import embed_json
 from arena.web.report_data import by_seat, head_to_head, rating_history
@@ -16,21 +17,15 @@ from arena.stats.standings import store_standings
 
 A, B, C = 0, 1, 2
 NAMES = ["alpha", "beta", "gam</script><b>ma"]
-HOSTILE = {
-    "seat": 2,
-    "kind": "illegal_action",
-    "step": 4,
-    "request_id": 5,
-    "detail": "<script>alert(1)</script>\x1b]0;title\x07 bad",
-    "stderr_tail": ["</pre><img src=x onerror=alert(2)>", "\x1b[31mred\x1b[0m"],
-}
+HOSTILE = Fault(2, FaultKind.ILLEGAL_ACTION, 4, 5, "<script>alert(1)</script>\x1b]0;title\x07 bad",
+                ("</pre><img src=x onerror=alert(2)>", "\x1b[31mred\x1b[0m"))  # unbounded: the page must clean it
 
 
 def game(index: int, seats: tuple[int, ...], ranks: tuple[int, ...], points: tuple[float, ...], faults: tuple = ()) -> StoredGame:
     return StoredGame(
         index=index, game_id=f"g{index}", round=index, table=0, rotation=0, seed=index, seats=seats, points=points,
         tiebreaks=((),) * 3, ranks=ranks, game_ranks=ranks, faults=faults,
-        fault_counts=tuple(sum(1 for f in faults if f["seat"] == s) for s in range(3)), versions=("1",) * 3,
+        fault_counts=tuple(sum(1 for f in faults if f.seat == s) for s in range(3)), versions=("1",) * 3,
         decisions=10, duration_s=0.5, replay_path=None,
     )
 
@@ -138,7 +133,7 @@ def test_report_standings_hold_the_intervals_arena_standings_prints(store_path: 
 
     from arena.cli import main
 
-    printed = CliRunner().invoke(main, ["standings", str(store_path), "--json", "--rating-resamples", "0"])
+    printed = CliRunner().invoke(main, ["standings", str(store_path), "--json"])  # the defaults: the report has the same
     assert printed.exit_code == 0, printed.output
     expected = json.loads(printed.output)
     order = [s["name"] for s in expected["standings"]]

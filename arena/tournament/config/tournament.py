@@ -9,7 +9,6 @@ instead of an hour into a run.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import hashlib
 import os
 import shlex
@@ -26,6 +25,7 @@ from arena.errors import ConfigError, GameError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps
+from arena.core.faults import FaultPolicy
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 from arena.sandbox.policy import SandboxPolicy
@@ -39,11 +39,6 @@ from arena.stats.stoprule import StopRule
 
 # Arguments with these suffixes are taken to be script files and must exist (e.g. `{python} bot.py`).
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".jar", ".php", ".sh")
-
-
-class FaultPolicyName(enum.Enum):
-    FORFEIT = "forfeit"  # a faulting seat ranks last
-    CONTINUE = "continue"  # a faulting seat plays on with the game's fallback actions
 
 
 @dataclass(frozen=True)
@@ -81,7 +76,7 @@ class TournamentConfig:
     seed: int
     time_control: TimeControl
     limits: Limits
-    fault_policy: FaultPolicyName
+    fault_policy: FaultPolicy
     concurrency: int | None  # None: one game per core
     restart_bots: bool
     store: Path
@@ -241,7 +236,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
             "max_line_bytes": lambda v, w: r.integer(v, w, minimum=1024),
         },
     )
-    policy = r.choice(top.get("fault_policy", "forfeit"), "fault_policy", FaultPolicyName)
+    policy = r.choice(top.get("fault_policy", "forfeit"), "fault_policy", FaultPolicy)
     concurrency = r.integer(top.get("concurrency"), "concurrency", minimum=1, allow_null=True)
     restart_bots = r.boolean(top.get("restart_bots", False), "restart_bots")
 

@@ -40,7 +40,6 @@ import uuid
 from typing import Any
 
 from arena.tournament.config.cluster import ClusterError, ClusterSpec
-from arena.errors import ArenaError
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug, WorkerLost
 from arena.tournament.run.player import PlayerSetup
 
@@ -100,14 +99,13 @@ class DaskExecutor:
         task = self.futures.pop(future.key)
         del self.inflight[future.key]
         try:
-            return GameDone(task, future.result())
+            event: GameDone | GameFailed | WorkerBug = future.result()  # `play_event` on the worker
+            return event
         except self.dd.KilledWorker as exc:
             return WorkerLost(worker=_worker_name(exc), detail="it died while playing this game", tasks=(task,))
-        except ArenaError as exc:
-            return GameFailed(task, str(exc))
         except (OSError, self.dd.client.FutureCancelledError) as exc:
             raise ClusterError(f"lost the Dask cluster mid-run ({type(exc).__name__}: {exc}); run again to resume") from None
-        except Exception:  # noqa: BLE001 - an exception in arena on a worker: a bug, reported as the pool does
+        except Exception:  # noqa: BLE001 - outside `play_event` (unpickling, the plugin): a bug, reported as the pool does
             return WorkerBug(task, "".join(traceback.format_exception(*_exc_info(future))))
 
     def close(self, interrupted: bool) -> list[Event]:

@@ -18,12 +18,11 @@ from typing import Callable, TypeVar
 from distributed import Worker, WorkerPlugin, get_worker
 
 from arena.errors import BotStartError
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.session import BotProcess, BotSpec
 from arena.core.faults import Fault
 from arena.tournament.config.tournament import TournamentConfig
-from arena.tournament.run.messages import GameTask
-from arena.tournament.run.player import GamePlayer, PlayerSetup
-from arena.results.store import StoredGame
+from arena.tournament.run.messages import GameDone, GameFailed, GameTask, WorkerBug
+from arena.tournament.run.player import GamePlayer, PlayerSetup, play_event
 
 PLUGIN_NAME = "arena-bots"
 T = TypeVar("T")
@@ -76,11 +75,12 @@ def _cache(worker: Worker | None = None) -> BotCache:
     return plugin
 
 
-def play_task(key: str, setup: PlayerSetup, task: GameTask) -> StoredGame:
-    """A Dask task: play one scheduled game with this worker's long-lived bots."""
+def play_task(key: str, setup: PlayerSetup, task: GameTask) -> GameDone | GameFailed | WorkerBug:
+    """A Dask task: play one scheduled game with this worker's long-lived bots; what became of it is
+    `play_event`'s, as in the local pool (a lost worker is the scheduler's to report)."""
     cache = _cache()
     player = cache.player(key, setup)
-    return cache.on_thread(lambda: player.play(task))
+    return cache.on_thread(lambda: play_event(player, task))
 
 
 def close_task(key: str, dask_worker: Worker) -> list[tuple[str, Fault]]:

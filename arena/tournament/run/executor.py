@@ -9,13 +9,11 @@ with the tasks it held (`WorkerLost`), and the coordinator decides to play them 
 
 from __future__ import annotations
 
-import traceback
 from collections import deque
 from typing import Protocol
 
-from arena.errors import ArenaError
-from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug
-from arena.tournament.run.player import GamePlayer, PlayerSetup
+from arena.tournament.run.messages import ClosingFaults, Event, GameTask
+from arena.tournament.run.player import GamePlayer, PlayerSetup, play_event
 from arena.tournament.run.signals import uninterrupted
 
 
@@ -58,15 +56,7 @@ class InlineExecutor:
     def next_event(self) -> Event:
         if self.player is None:
             raise RuntimeError("InlineExecutor.start was not called")
-        task = self.queue.popleft()
-        try:
-            return GameDone(task, self.player.play(task))
-        except ArenaError as exc:
-            return GameFailed(task, str(exc))
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except Exception:  # noqa: BLE001 - a bug in arena: reported as the pool reports it
-            return WorkerBug(task, traceback.format_exc())
+        return play_event(self.player, self.queue.popleft())
 
     def close(self, interrupted: bool) -> list[Event]:
         self.queue.clear()

@@ -22,6 +22,7 @@ from multiprocessing.process import BaseProcess
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTask, Stop, WorkerLost
 from arena.tournament.run.player import PlayerSetup
 from arena.tournament.run.signals import sigint_ignored, uninterrupted
+from arena.referee.process import describe_exit
 from arena.tournament.run.local_worker import worker_main
 
 PREFETCH = 2  # tasks queued per worker: one playing, one ready
@@ -45,12 +46,7 @@ def _exit_detail(process: BaseProcess) -> str:
     code = process.exitcode
     if code is None:
         return "its pipe closed while it was still running"
-    if code < 0:
-        try:
-            return f"killed by signal {-code} ({signal.Signals(-code).name})"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"
+    return describe_exit(code)
 
 
 class LocalPool:

@@ -13,9 +13,8 @@ import multiprocessing.connection
 import signal
 import traceback
 
-from arena.errors import ArenaError
-from arena.tournament.run.messages import ClosingFaults, GameDone, GameFailed, GameTask, Stop, WorkerBug, WorkerMessage
-from arena.tournament.run.player import GamePlayer, PlayerSetup
+from arena.tournament.run.messages import ClosingFaults, GameTask, Stop, WorkerBug, WorkerMessage
+from arena.tournament.run.player import GamePlayer, PlayerSetup, play_event
 from arena.tournament.run.signals import ignore, interrupt_once
 
 
@@ -49,23 +48,12 @@ def _serve(conn: multiprocessing.connection.Connection, player: GamePlayer) -> N
                 return
             if not isinstance(message, GameTask):
                 raise TypeError(f"a worker got {type(message).__name__}, expected a GameTask or Stop")
-            if not _send(conn, _play(player, message)):
+            if not _send(conn, play_event(player, message)):
                 return
     except (EOFError, OSError, KeyboardInterrupt):
         return
     except Exception:  # noqa: BLE001 - a bug in arena: say so across the process boundary
         _send(conn, WorkerBug(None, traceback.format_exc()))
-
-
-def _play(player: GamePlayer, task: GameTask) -> WorkerMessage:
-    try:
-        return GameDone(task, player.play(task))
-    except ArenaError as exc:
-        return GameFailed(task, str(exc))
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except Exception:  # noqa: BLE001 - a bug in arena, reported with the game it happened in
-        return WorkerBug(task, traceback.format_exc())
 
 
 def _send(conn: multiprocessing.connection.Connection, message: WorkerMessage) -> bool:

@@ -11,15 +11,16 @@ and whether a seat is charged never depends on which worker played the game.
 from __future__ import annotations
 
 import errno
+import traceback
 from dataclasses import dataclass
 
-from arena.errors import BotStartError, OutputError
-from arena.referee.bot import BotProcess, BotSpec
-from arena.core.faults import Fault, FaultKind, FaultPolicy
+from arena.errors import ArenaError, BotStartError, OutputError
+from arena.referee.session import BotProcess, BotSpec
+from arena.core.faults import Fault, FaultKind
 from arena.referee.referee import play_game
 from arena.core.result import GameResult
 from arena.tournament.config.tournament import TournamentConfig
-from arena.tournament.run.messages import GameTask
+from arena.tournament.run.messages import GameDone, GameFailed, GameTask, WorkerBug
 from arena.results.store import StoredGame
 
 # A write refused by the file system: the user's to fix (space, permissions), not a bug in arena.
@@ -43,7 +44,7 @@ class GamePlayer:
         self.spec = self.config.game_spec()
         self.time_control = self.config.time_control
         self.limits = self.config.limits
-        self.policy = FaultPolicy(self.config.fault_policy.value)
+        self.policy = self.config.fault_policy
         self.bots: dict[tuple[int, int], BotProcess] = {}
         self.bot_faults: list[tuple[str, Fault]] = []  # (entrant, fault): outside games
 
@@ -131,7 +132,7 @@ def stored_game(task: GameTask, result: GameResult) -> StoredGame:
         tiebreaks=tuple(tuple(t) for t in result.tiebreaks),
         ranks=tuple(result.ranks),
         game_ranks=tuple(result.game_ranks),
-        faults=tuple(f.to_json() for f in result.faults),
+        faults=tuple(result.faults),
         fault_counts=tuple(counts),
         versions=tuple(result.versions),
         decisions=result.decisions,
@@ -139,3 +140,17 @@ def stored_game(task: GameTask, result: GameResult) -> StoredGame:
         replay_path=result.replay_path,
         key=task.key,
     )
+
+
+def play_event(player: GamePlayer, task: GameTask) -> GameDone | GameFailed | WorkerBug:
+    """Play one task and say what became of it, for every executor (inline, local pool, Dask):
+    the stored game; an ArenaError (the user's to fix) as GameFailed; any other exception (a bug in
+    arena) as WorkerBug with its traceback, taken where it happened. Ctrl-C and exit pass through."""
+    try:
+        return GameDone(task, player.play(task))
+    except ArenaError as exc:
+        return GameFailed(task, str(exc))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception:  # noqa: BLE001 - a bug in arena, reported with the game it happened in
+        return WorkerBug(task, traceback.format_exc())

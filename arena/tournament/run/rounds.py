@@ -38,7 +38,7 @@ class RoundEnd:
     results: Sequence[RoundGame] = ()  # exactly those games, in schedule order (the gate's list: copy to keep)
 
 
-StopRule = Callable[[RoundEnd], bool]  # True: play no further round
+ShouldStop = Callable[[RoundEnd], bool]  # True: play no further round
 
 
 class RoundGate:
@@ -48,7 +48,7 @@ class RoundGate:
         self,
         schedule: Sequence[ScheduledGame],
         done: set[int],
-        rule: StopRule | None,
+        rule: ShouldStop | None,
         store: Store,
         model: RatingModel,
         entrants: int,

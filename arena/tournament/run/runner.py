@@ -40,7 +40,7 @@ from arena.tournament.run.player import PlayerSetup
 from arena.tournament.run.local_pool import LocalPool
 from arena.tournament.run.progress import Progress
 from arena.stats.ratings import RatingModel, Standing, leaderboard
-from arena.tournament.run.rounds import RoundEnd, RoundGate, StopRule
+from arena.tournament.run.rounds import RoundEnd, RoundGate, ShouldStop
 from arena.tournament.run.signals import terminate_as_interrupt
 from arena.tournament.run.stopping import SettledHook
 from arena.results.store import StopRecord, Store, StoredGame
@@ -48,7 +48,7 @@ from arena.stats.standings import store_ratings, store_standings
 
 MAX_ATTEMPTS = 3  # a game whose worker is lost this many times stops the run (it may be what kills it)
 
-__all__ = ["RoundEnd", "RunSummary", "RunnerError", "StopRule", "open_store", "run"]
+__all__ = ["RoundEnd", "RunSummary", "RunnerError", "ShouldStop", "open_store", "run"]
 
 
 @dataclass
@@ -128,7 +128,7 @@ def run(
     quiet: bool = False,
     model: RatingModel = RatingModel(),
     executor: Executor | None = None,
-    stop_rule: StopRule | None = None,
+    stop_rule: ShouldStop | None = None,
     notices: TextIO | None = None,
 ) -> RunSummary:
     """Play every game of the schedule that the store does not hold yet, then rate them all.

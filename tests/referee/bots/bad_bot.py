@@ -150,6 +150,8 @@ def main() -> None:
             return
         elif kind == "shutdown":
             if MODE == "no_exit":
+                sys.stderr.write("bad_bot: \x1b[31mnot\x1b[0m exiting, ignoring SIGTERM\n")  # an escape, for the cleaning
+                sys.stderr.flush()
                 while True:
                     time.sleep(1)
             return
