@@ -5,7 +5,7 @@ game and costs about 1 ms for a 4-player free-for-all, so 100,000 games would ta
 free-for-all (one player per team, weight 1) the graph collapses to a chain of Gaussians that `chain(n)`
 walks with plain floats, sending exactly the messages of the package's `run_schedule` (same schedule,
 same stopping rule, same erfc approximation), so it agrees with the package up to float rounding
-(below 1e-8). `tests/tournament/test_ratings.py` checks this on random games. Where the package would
+(below 1e-8). `tests/stats/test_ratings.py` checks this on random games. Where the package would
 raise FloatingPointError (an upset too unlikely for double precision), `RatingOverflow` is raised.
 
 Why ties are averaged over orderings: the package places tied players next to each other in a chain,

@@ -14,7 +14,7 @@ really ahead of a given next entrant: the share of resamples in which its averag
 Few deals make a percentile bootstrap too narrow (its variance is smaller by (m - 1) / m for m deals per
 table, and it uses normal rather than Student quantiles), so each interval is widened about the
 estimate by sqrt(m / (m - 1)) * t(m - 1) / z: 8% at 20 rounds, 1% at 200. The simulation in
-tests/tournament/test_uncertainty.py checks the coverage that results.
+tests/stats/test_uncertainty.py checks the coverage that results.
 
 Reproducible: the resamples depend only on the games, the seed and the options (numpy's PCG64 stream
 for a given seed is fixed by NEP 19; `Generator.integers` has been stable across numpy releases).

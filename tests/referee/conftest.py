@@ -6,7 +6,6 @@ left: that is the referee's promise, so every test checks it.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -18,13 +17,7 @@ from arena.core.time_control import TimeControl
 
 from arena.referee.referee import play_game
 
-from tests.support.bots import C_BOT, ROOT, StartBots, assert_group_gone, bad_spec, c_spec
-
-
-@pytest.fixture(scope="session")
-def c_bot() -> str:
-    subprocess.run(["make", "-s", "sample_bots/c/random_bot"], cwd=ROOT, check=True)
-    return str(C_BOT)
+from tests.support.bots import StartBots, assert_group_gone, bad_spec, c_spec
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ try:
         open(path, "w").write("".join(new))
         env = dict(os.environ, FUZZ_N="60")
         r = subprocess.run([f"{root}/.venv/bin/python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                            "tests/referee/test_verify.py", "tests/referee/test_verify_checks.py", "tests/referee/test_replay_records.py"], cwd=root, env=env,
+                            "tests/referee/test_verify.py", "tests/referee/test_verify_checks.py", "tests/replay/test_replay_records.py"], cwd=root, env=env,
                            capture_output=True, text=True)
         status = "killed" if r.returncode != 0 else "SURVIVED"
         print(start, status, lines[start-1].strip()[:60], flush=True)

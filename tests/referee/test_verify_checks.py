@@ -19,6 +19,8 @@ from arena.replay.encoding import commitment
 
 from tests.support.replays import SALT, branch_of, fault, first_of_step, index, is_bot, records, rejected
 
+pytestmark = pytest.mark.process  # the `games` fixture plays real games
+
 # --- the header ----------------------------------------------------------------------------------
 
 

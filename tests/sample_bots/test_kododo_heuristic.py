@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ def test_the_bots_round_scoring_matches_the_engine(table):
     assert kododo_heuristic.round_points(table) == list(evaluate_round(table).points)
 
 
+@pytest.mark.slow  # hundreds of whole games
 def test_the_heuristic_beats_three_random_players():
     spec = get_game("kododo")
     games, ranks = 40, []

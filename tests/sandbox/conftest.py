@@ -6,7 +6,6 @@ The sandbox tests must run (not skip) wherever CI runs: a machine without a work
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,12 +15,6 @@ from arena.sandbox.probe import probe
 ROOT = Path(__file__).resolve().parents[2]
 C_BOT = ROOT / "sample_bots" / "c" / "random_bot"
 ESCAPE_BOT = Path(__file__).with_name("bots") / "escape_bot.py"
-
-
-@pytest.fixture(scope="session")
-def c_bot() -> str:
-    subprocess.run(["make", "-s", "sample_bots/c/random_bot"], cwd=ROOT, check=True)
-    return str(C_BOT)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -6,6 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
@@ -41,6 +42,7 @@ def test_delta_encoding_round_trips(frames: list[dict]) -> None:
     assert delta_decode(delta_encode(frames)) == frames  # type: ignore[arg-type]
 
 
+@pytest.mark.process  # the `replays` fixture plays real games through `arena play`
 def test_organiser_holds_every_view_and_seat_only_its_own(replays: dict[str, Path]) -> None:
     record = load_game_record(replays["kodama-draft"])
     whole = viewer_data(record, Perspective(None))
@@ -53,6 +55,7 @@ def test_organiser_holds_every_view_and_seat_only_its_own(replays: dict[str, Pat
     assert mine["result"]["points"] == list(record.points)
 
 
+@pytest.mark.process  # the `replays` fixture plays real games through `arena play`
 def test_other_seats_fault_details_and_stderr_stay_out(replays: dict[str, Path]) -> None:
     record = load_game_record(replays["kododo"])
     faults = (
@@ -70,6 +73,7 @@ def test_other_seats_fault_details_and_stderr_stay_out(replays: dict[str, Path])
     assert whole["faults"][0]["stderr_tail"] == ["my hand: B1 O2"]
 
 
+@pytest.mark.process  # the `replays` fixture plays real games through `arena play`
 def test_view_reports_a_broken_replay_without_traceback(replays: dict[str, Path], tmp_path: Path) -> None:
     lines = replays["kolpa"].read_text().splitlines()
     cut = tmp_path / "cut.jsonl"

@@ -17,7 +17,7 @@ from arena.core.time_control import TimeControl
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.run import runner
 
-from tests.support.tournament import det_entrants, small
+from tests.support.tournament import BOT, det_entrants, small
 
 pytestmark = pytest.mark.process
 
@@ -62,7 +62,7 @@ def test_a_new_entrant_keeps_every_game_of_the_old_field(write_config: Callable[
 
 def test_a_command_fixed_after_a_run_that_stored_nothing_needs_no_fresh(write_config: Callable[..., Path]) -> None:
     broken = small(1, output={"store": "fix.sqlite"})
-    broken["entrants"][0]["command"] = ["{python}", str(Path(__file__).parent / "bots" / "det_bot.py"), "--salt", "typo"]
+    broken["entrants"][0]["command"] = ["{python}", str(BOT), "--salt", "typo"]
     runner.open_store(tconfig.load(write_config(broken, "fix.yaml"))).close()  # a run that stored nothing
     fixed = runner.run(tconfig.load(write_config(small(1, output={"store": "fix.sqlite"}), "fix.yaml")), concurrency=1, quiet=True)
     assert fixed.played == 12
@@ -108,7 +108,7 @@ def test_the_fingerprint_covers_every_setting_that_can_change_a_result(write_con
     changed = {
         "cwd": _fingerprint(write_config, entrant_cwd="sub"),
         "env": _fingerprint(write_config, entrant_env={"LEVEL": "3"}),
-        "command": _fingerprint(write_config, entrant_command=["{python}", str(Path(__file__).parent / "bots" / "det_bot.py")]),
+        "command": _fingerprint(write_config, entrant_command=["{python}", str(BOT)]),
         "time control": _fingerprint(write_config, time_control={"increment_ms": 5}),
         "limits": _fingerprint(write_config, limits={"memory_mb": 1024}),
         "options": _fingerprint(write_config, options={"long": True}),

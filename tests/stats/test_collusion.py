@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena.stats.collusion import detect, holm
 from bench.simfield import Field, tournament
 
 
+@pytest.mark.slow  # hundreds of simulated tournaments
 def test_flags_the_planted_pair_most_of_the_time() -> None:
     fld = Field((0.0, 0.0, 0.0, 0.0, 0.0, 0.0), seats=4, collusion=((0, 1),), feed=0.8)
     hits = 0
@@ -16,6 +19,7 @@ def test_flags_the_planted_pair_most_of_the_time() -> None:
     assert hits >= 16  # measured power at this size is about 95%
 
 
+@pytest.mark.slow  # hundreds of simulated tournaments
 def test_independent_bots_flag_no_pair_beyond_the_false_positive_rate() -> None:
     # Holm keeps the chance of any false flag in a field at most alpha = 5%; 80 fields, allowed up
     # to 5% + three binomial standard errors (7.3 points).

@@ -19,7 +19,7 @@ from tests.support.tournament import det_entrants, group_gone, small, standings_
 
 pytestmark = pytest.mark.process
 
-DIES = Path(__file__).parent / "bots" / "dies_bot.py"
+DIES = Path(__file__).parents[1] / "bots" / "dies_bot.py"
 
 
 def _faults_by_entrant(store: Path) -> dict[int, list[str]]:

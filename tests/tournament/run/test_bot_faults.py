@@ -14,12 +14,12 @@ from arena.tournament.run.runner import run
 from arena.results.store import Store
 from arena.stats.standings import store_standings
 from arena.web.report_page import build_report
+from tests.support.bots import BAD_BOT
 from tests.support.tournament import det_entrants
 import pytest
 
 pytestmark = pytest.mark.process
 
-BAD_BOT = Path(__file__).parents[1] / "referee" / "bots" / "bad_bot.py"
 
 
 def write_config(tmp_path: Path) -> Path:

@@ -145,6 +145,6 @@ def test_fingerprint_ignores_how_a_run_goes_but_not_what_it_plays(write_config: 
 
 @pytest.mark.parametrize("name", ["kododo", "kolpa", "kodama-duo"])
 def test_shipped_configs_are_valid(name: str) -> None:
-    path = Path(__file__).parents[2] / "configs" / f"{name}.yaml"
+    path = Path(__file__).parents[3] / "configs" / f"{name}.yaml"
     cfg = tconfig.load(path)
     assert cfg.game == name and len(cfg.games()) > 0
