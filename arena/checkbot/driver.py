@@ -18,7 +18,7 @@ from arena.errors import IllegalAction
 from arena.games.base import GameSpec, GameState
 from arena.jsonvalue import JSON, dumps_str
 from arena.protocol import ProtocolViolation, end_message, parse_answer, request_message, start_message
-from arena.checkbot.session import BotSession, Line
+from arena.checkbot.session import BotPipe, Line
 from arena.rng import Rng
 from arena.referee.process import describe_exit
 from arena.textsafe import clean
@@ -96,7 +96,7 @@ class _Ask:
 
 
 class GameDriver:
-    def __init__(self, spec: GameSpec, session: BotSession, ids: RequestIds, decision_ms: int, startup_ms: int) -> None:
+    def __init__(self, spec: GameSpec, session: BotPipe, ids: RequestIds, decision_ms: int, startup_ms: int) -> None:
         self.spec = spec
         self.session = session
         self.ids = ids

@@ -21,7 +21,7 @@ from arena.checkbot.referee_game import RefereeRun, referee_game
 from arena.checkbot.driver import (
     UNKNOWN_MEMBER, UNKNOWN_VALUE, GameConfig, GameDriver, CheckedGame, RequestIds, decision_kind,
 )
-from arena.checkbot.session import RAW_CHARS, BotSession
+from arena.checkbot.session import RAW_CHARS, BotPipe, BotSession
 from arena.core.limits import Limits
 from arena.referee.clock import Clock
 from arena.errors import BotStartError
@@ -150,7 +150,7 @@ def explore(game: str, seed: int, games: int
     return ({k: v / share for k, v in decisions.items()}, {k: v / share for k, v in events.items()}, by_config)
 
 
-def handshake(session: BotSession, startup_ms: int, *, unknown_member: bool = False) -> Handshake:
+def handshake(session: BotPipe, startup_ms: int, *, unknown_member: bool = False) -> Handshake:
     """Send hello and wait for the bot's, past the allowance so that a late bot's time is known."""
     hello: dict[str, JSON] = hello_message(__version__)
     if unknown_member:
@@ -181,7 +181,7 @@ def handshake(session: BotSession, startup_ms: int, *, unknown_member: bool = Fa
     return result
 
 
-def shutdown(session: BotSession, grace_ms: int) -> Shutdown:
+def shutdown(session: BotPipe, grace_ms: int) -> Shutdown:
     result = Shutdown()
     code = session.exit_code()
     if code is not None:

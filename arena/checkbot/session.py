@@ -22,7 +22,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping, Protocol, Sequence
 
 from arena.core.limits import Limits
 from arena.errors import BotStartError
@@ -84,8 +84,31 @@ def decode_line(data: bytes | None, now: float, limit: int = MAX_LINE_BYTES) -> 
         return Line(now, raw=clean_bytes(data, RAW_CHARS))
 
 
+class BotPipe(Protocol):
+    """What check-bot's protocol side (`driver`, `runner.handshake`, `runner.shutdown`) needs of a bot:
+    `BotSession` over a real process, or a fake pipe in tests."""
+
+    started_at: float
+
+    def clock(self) -> float: ...
+
+    def send(self, message: Mapping[str, JSON], timeout: float = 5.0) -> bool: ...
+
+    def next_line(self, deadline: float) -> Line: ...
+
+    def drain(self, seconds: float = 0.0) -> list[Line]: ...
+
+    def wait_exit(self, seconds: float) -> int | None: ...
+
+    def exit_code(self) -> int | None: ...
+
+    def close_stdin(self) -> None: ...
+
+    def stderr_tail(self) -> tuple[str, ...]: ...
+
+
 class BotSession:
-    """One bot process and its pipes. Not thread-safe; `close` in a `finally`."""
+    """One bot process and its pipes (a `BotPipe`). Not thread-safe; `close` in a `finally`."""
 
     def __init__(self, command: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
                  sandbox: bool = False, limits: Limits = Limits(), clock: Clock = time.monotonic) -> None:
