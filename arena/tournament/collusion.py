@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from statistics import NormalDist
 from typing import Sequence
 
 import numpy as np
@@ -33,7 +32,7 @@ from arena.jsonvalue import JSON
 from arena.tournament import tdist
 from arena.tournament.uncertainty import GameLike
 
-_NORMAL = NormalDist()
+Z_CAP = 1e6  # a perfectly consistent effect (zero residual variance) counts as this many standard errors
 
 
 @dataclass(frozen=True)
@@ -151,13 +150,12 @@ class _Data:
         contrast[names.index(b)] = 1.0
         diff = float(contrast @ coef)
         var = sigma2 * float(contrast @ np.linalg.pinv(x.T @ x) @ contrast)
-        if var <= 1e-300:
-            return DirectedEffect(a, b, diff, 0.0 if diff == 0 else math.copysign(math.inf, diff), n_with, n_without)
-        t = diff / math.sqrt(var)
-        # the normal score with the same tail probability as t on `dof` degrees of freedom: with few
-        # rounds a plain z would flag too often
-        p = max(tdist.two_sided_p(t, int(dof)), 1e-300)
-        return DirectedEffect(a, b, diff, math.copysign(_NORMAL.inv_cdf(1 - p / 2), t), n_with, n_without)
+        t = diff / math.sqrt(var) if var > 0 else math.copysign(math.inf, diff) if diff else 0.0
+        # the normal score with the same tail probability as t on `dof` degrees of freedom (with few
+        # rounds a plain z would flag too often), through the log of the tail: a blatant effect has a
+        # p-value far below the smallest double, and must still come out as a (large) score
+        z = min(tdist.normal_score(tdist.log_two_sided_p(t, int(dof))), Z_CAP)
+        return DirectedEffect(a, b, diff, math.copysign(z, t), n_with, n_without)
 
 
 def _mean(xs: Sequence[float]) -> float:
@@ -194,7 +192,7 @@ def _tests(games: Sequence[GameLike], entrants: int, pairs: Sequence[tuple[int, 
             partner_gain=partner.difference,
             feeder_loss=-feeder.difference if feeder.difference is not None else None,
             z=abs(z) if z is not None else None,
-            p=2 * (1 - _NORMAL.cdf(abs(z))) if z is not None else None,
+            p=math.exp(tdist.log_normal_two_sided(z)) if z is not None else None,
             p_adjusted=None,
             flagged=False,
         )
@@ -215,10 +213,11 @@ def detect(games: Sequence[GameLike], entrants: int, alpha: float = 0.05) -> Col
     together: list[tuple[int, int]] = []
     running = 0.0
     while True:
-        testable = sorted((t.p, key) for key, t in current.items() if t.p is not None)
+        testable = sorted((-(t.z or 0.0), key) for key, t in current.items() if t.p is not None)
         if not testable:
             break
-        p, key = testable[0]
+        key = testable[0][1]  # the largest z: the smallest p, also where p underflows to 0
+        p = current[key].p or 0.0
         running = max(running, min(1.0, (m - len(done)) * p))
         flag = running <= alpha
         done.append(replace(current.pop(key), p_adjusted=running, flagged=flag))

@@ -116,15 +116,43 @@ def seats_text(report: SeatReport, names: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def collusion_text(report: CollusionReport, names: Sequence[str], show: int = 5) -> str:
-    lines = [f"collusion test: {report.test}; alpha {report.alpha}"]
-    testable = [p for p in report.pairs if p.p is not None]
-    if not testable:
-        return lines[0] + "\n  no pair can be tested: every table seats every pair together (needs more entrants than seats)"
-    for p in testable[:show]:
-        mark = "FLAGGED" if p.flagged else "ok"
+def _chance(p: float) -> str:
+    if p >= 0.01:
+        return f"{p:.0%}"
+    if p < 1e-12:
+        return "below 1 in a trillion"
+    return f"1 in {1 / p:,.0f}" if p >= 1e-6 else f"1 in {1 / p:.1e}"
+
+
+def collusion_text(report: CollusionReport, names: Sequence[str], show: int = 10) -> str:
+    """The collusion test in an organiser's words: every pair flagged, the `show` most suspicious of
+    the others, and how many pairs were not listed (all are in `--json`)."""
+    tested = [p for p in report.pairs if p.p is not None]
+    untestable = len(report.pairs) - len(tested)
+    lines = [
+        "collusion check: does one entrant finish ahead of the other players more often when a certain other "
+        "entrant is at its table, while that entrant finishes ahead of them less often?",
+        f"  {len(tested)} pair(s) tested"
+        + (f", {untestable} could not be (they always or never share a table)" if untestable else "")
+        + f"; the chance that any innocent pair is flagged is at most {report.alpha:.0%}",
+    ]
+    if not tested:
+        lines.append("  no pair can be tested: every table seats every pair together (needs more entrants than seats, "
+                     "and 2 deals with and without each pair)")
+        return "\n".join(lines)
+    flagged = [p for p in tested if p.flagged]
+    rest = [p for p in tested if not p.flagged]
+    listed = flagged + rest[:show]
+    for p in listed:
+        mark = "SUSPICIOUS" if p.flagged else "no sign   "
+        gain = f"{(p.partner_gain or 0.0) * 100:+.0f}" if p.partner_gain is not None else "?"
+        loss = f"{-(p.feeder_loss or 0.0) * 100:+.0f}" if p.feeder_loss is not None else "?"
+        a, b = clean(names[p.partner]), clean(names[p.feeder])
+        chance = _chance(p.p_adjusted if p.p_adjusted is not None else 1.0)
         lines.append(
-            f"  {mark}: {clean(names[p.partner])} gains {_f(p.partner_gain, 3)} with {clean(names[p.feeder])}, which loses "
-            f"{_f(p.feeder_loss, 3)} (pairwise score vs the rest); z {_f(p.z)}, p {p.p:.3g}, adjusted {_f(p.p_adjusted, 3)}"
+            f"  {mark} {a} gains with {b}: {a} {gain} points in how often it finishes ahead of the others when {b} "
+            f"is at the table, {b} {loss} points when {a} is; chance by luck (allowing for {len(tested)} pairs): {chance}"
         )
+    if len(listed) < len(tested):
+        lines.append(f"  ... and {len(tested) - len(listed)} more pair(s) with no sign (every pair is in --json)")
     return "\n".join(lines)
