@@ -24,6 +24,7 @@ class SimGame:
     rotation: int
     seats: tuple[int, ...]
     ranks: tuple[int, ...]
+    seed: int = 0  # the deal's seed: the games of one deal share it
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def play(fld: Field, game: ScheduledGame, luck: Sequence[float], rng: random.Ran
         if feeder in where and partner in where:
             perf[where[feeder]] -= fld.feed
             perf[where[partner]] += fld.feed
-    return SimGame(game.index, game.round, game.table, game.rotation, game.seats, _ranks(perf))
+    return SimGame(game.index, game.round, game.table, game.rotation, game.seats, _ranks(perf), game.seed)
 
 
 def tournament(fld: Field, rounds: int, seed: int) -> list[SimGame]:

@@ -30,7 +30,7 @@ import numpy as np
 
 from arena.jsonvalue import JSON
 from arena.tournament import tdist
-from arena.tournament.uncertainty import GameLike
+from arena.tournament.uncertainty import DealGame, deal_of
 
 Z_CAP = 1e6  # a perfectly consistent effect (zero residual variance) counts as this many standard errors
 
@@ -91,23 +91,23 @@ def _pairwise(ranks: Sequence[int], a: int, c: int) -> float:
 class _Data:
     """Games grouped by deal block, with each entrant's overall pairwise score against each other."""
 
-    def __init__(self, games: Sequence[GameLike], entrants: int) -> None:
+    def __init__(self, games: Sequence[DealGame], entrants: int) -> None:
         self.entrants = entrants
-        blocks: dict[tuple[int, int], list[GameLike]] = {}
+        blocks: dict[tuple[int, tuple[int, ...]], list[DealGame]] = {}
         total = [[0.0] * entrants for _ in range(entrants)]
         count = [[0] * entrants for _ in range(entrants)]
         for g in games:
-            blocks.setdefault((g.round, g.table), []).append(g)
+            blocks.setdefault(deal_of(g), []).append(g)
             for s, a in enumerate(g.seats):
                 for t, c in enumerate(g.seats):
                     if a != c:
                         total[a][c] += _pairwise(g.ranks, s, t)
                         count[a][c] += 1
-        self.blocks = [blocks[k] for k in sorted(blocks)]
+        self.blocks = list(blocks.values())
         self.members = [frozenset(e for g in b for e in g.seats) for b in self.blocks]
         self.score = [[total[a][c] / count[a][c] if count[a][c] else 0.5 for c in range(entrants)] for a in range(entrants)]
 
-    def residual(self, block: Sequence[GameLike], a: int, b: int) -> float | None:
+    def residual(self, block: Sequence[DealGame], a: int, b: int) -> float | None:
         acc, n = 0.0, 0
         for g in block:
             for s, x in enumerate(g.seats):
@@ -179,7 +179,7 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return out
 
 
-def _tests(games: Sequence[GameLike], entrants: int, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], PairFlag]:
+def _tests(games: Sequence[DealGame], entrants: int, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], PairFlag]:
     data = _Data(games, entrants)
     out = {}
     for a, b in pairs:
@@ -199,7 +199,7 @@ def _tests(games: Sequence[GameLike], entrants: int, pairs: Sequence[tuple[int, 
     return out
 
 
-def detect(games: Sequence[GameLike], entrants: int, alpha: float = 0.05) -> CollusionReport:
+def detect(games: Sequence[DealGame], entrants: int, alpha: float = 0.05) -> CollusionReport:
     """Test every unordered pair of entrants (Holm step-down); flag those adjusted to at most alpha.
 
     After a pair is flagged, the blocks where it sits together are left out of the later steps: a

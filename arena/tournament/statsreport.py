@@ -14,7 +14,7 @@ from arena.tournament.report import COLUMNS
 from arena.tournament.seating import SeatReport
 from arena.tournament.uncertainty import EntrantUncertainty, Uncertainty
 
-INTERVAL_COLUMNS = ("avg_rank_low", "avg_rank_high", "mu_low", "mu_high", "p_ahead_of_next")
+INTERVAL_COLUMNS = ("avg_rank_low", "avg_rank_high", "mu_low", "mu_high", "p_ahead_of_next", "next_by_avg_rank")
 
 
 def _f(value: float | None, digits: int = 2) -> str:
@@ -25,7 +25,16 @@ def _by_name(unc: Uncertainty, names: Sequence[str]) -> dict[str, EntrantUncerta
     return {names[e.entrant]: e for e in unc.entrants}
 
 
-def interval_values(e: EntrantUncertainty | None) -> dict[str, JSON]:
+def p_text(p: float) -> str:
+    """A probability as a person reads it: never "100%" for something short of certain."""
+    if p >= 0.995:
+        return ">99%" if p < 1 else "100%"
+    if p <= 0.005:
+        return "<1%" if p > 0 else "0%"
+    return f"{p:.0%}"
+
+
+def interval_values(e: EntrantUncertainty | None, names: Sequence[str] = ()) -> dict[str, JSON]:
     if e is None:
         return {c: None for c in INTERVAL_COLUMNS}
     return {
@@ -34,26 +43,33 @@ def interval_values(e: EntrantUncertainty | None) -> dict[str, JSON]:
         "mu_low": e.rating.low if e.rating else None,
         "mu_high": e.rating.high if e.rating else None,
         "p_ahead_of_next": e.p_ahead,
+        "next_by_avg_rank": names[e.next] if e.next is not None and e.next < len(names) else None,
     }
 
 
 def intervals_text(standings: Sequence[Standing], unc: Uncertainty, names: Sequence[str]) -> str:
+    """The intervals, ordered by average rank (the quantity they and P(ahead of next) are about), with
+    each entrant's place in the standings; entrants without an interval say why below the table."""
     pct = f"{unc.confidence:.0%}"
     if unc.note and unc.blocks and all(e.avg_rank is None for e in unc.entrants):
         return f"how sure: {unc.note}"
-    by = _by_name(unc, names)
-    rows = [("#", "entrant", f"avg rank {pct} interval", f"mu {pct} interval", "P(ahead of next)")]
-    for s in standings:
-        e = by.get(s.name)
-        ar = e.avg_rank if e else None
-        mu = e.rating if e else None
+    place = {s.name: s.place for s in standings}
+    rows = [("place", "entrant", "avg rank", f"{pct} interval", f"mu {pct} interval", "P(ahead of next)")]
+    why = []
+    listed = list(unc.order) + [e.entrant for e in unc.entrants if e.entrant not in unc.order]
+    for i in listed:
+        e = unc.entrants[i]
+        ar, mu = e.avg_rank, e.rating
+        if ar is None and e.why:
+            why.append(f"  {clean(names[i])}: {e.why}")
         rows.append(
             (
-                str(s.place),
-                clean(s.name),
+                str(place.get(names[i], "-")),
+                clean(names[i]),
+                _f(ar.estimate) if ar else "-",
                 f"{_f(ar.low)} - {_f(ar.high)}" if ar else "-",
                 f"{_f(mu.low)} - {_f(mu.high)}" if mu else "-",
-                f"{e.p_ahead:.0%}" if e and e.p_ahead is not None else "",
+                p_text(e.p_ahead) if e.p_ahead is not None else "",
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -61,9 +77,10 @@ def intervals_text(standings: Sequence[Standing], unc: Uncertainty, names: Seque
     lines.insert(1, "  ".join("-" * w for w in widths))
     head = (
         f"how sure: {pct} intervals by bootstrap over {unc.blocks} deal blocks ({unc.resamples} resamples, "
-        f"{unc.rating_resamples} re-rated for mu; seed {unc.seed})"
+        f"{unc.rating_resamples} re-rated for mu; seed {unc.seed}), ordered by average rank; "
+        "P(ahead of next): the chance that its true average rank is better than the next row's"
     )
-    return "\n".join([head, *lines, *([f"  ({unc.note})"] if unc.note else [])])
+    return "\n".join([head, *lines, *why, *([f"  ({unc.note})"] if unc.note else [])])
 
 
 def uncertainty_json(unc: Uncertainty, names: Sequence[str]) -> dict[str, JSON]:
@@ -73,13 +90,16 @@ def uncertainty_json(unc: Uncertainty, names: Sequence[str]) -> dict[str, JSON]:
         "rating_resamples": unc.rating_resamples,
         "seed": unc.seed,
         "blocks": unc.blocks,
-        "method": "stratified bootstrap over deal blocks (a deal under all its seatings is one unit)",
+        "method": "stratified bootstrap over deal blocks (a deal under all its seatings is one unit), each entrant's "
+        "interval widened by sqrt(n/df) t(df)/z from its own n deal blocks (df = n - tables), clipped to 1..seats",
         "note": unc.note or None,
         "entrants": {
             names[e.entrant]: {
                 "avg_rank": e.avg_rank.to_json() if e.avg_rank else None,
                 "mu": e.rating.to_json() if e.rating else None,
                 "p_ahead_of_next": e.p_ahead,
+                "next_by_avg_rank": names[e.next] if e.next is not None else None,
+                "no_interval_because": e.why or None,
             }
             for e in unc.entrants
         },
@@ -92,7 +112,7 @@ def standings_csv(standings: Sequence[Standing], unc: Uncertainty, names: Sequen
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow((*COLUMNS, *INTERVAL_COLUMNS))
     for s in standings:
-        d = {**s.to_json(), **interval_values(by.get(s.name))}
+        d = {**s.to_json(), **interval_values(by.get(s.name), names)}
         writer.writerow(["" if d[c] is None else d[c] for c in (*COLUMNS, *INTERVAL_COLUMNS)])
     return out.getvalue()
 

@@ -22,7 +22,7 @@ def _store(path: Path) -> Path:
     store = Store.create_or_resume(path, name="t", game="kolpa", fingerprint="f", identity={"x": 1},
                                    entrants=[(n, ["x"]) for n in NAMES], total_games=len(games))
     store.record_many([
-        StoredGame(g.index, f"r{g.round}-t{g.table}-s{g.rotation}", g.round, g.table, g.rotation, 1, g.seats,
+        StoredGame(g.index, f"r{g.round}-t{g.table}-s{g.rotation}", g.round, g.table, g.rotation, g.seed, g.seats,
                    tuple(float(4 - r) for r in g.ranks), ((),) * 3, g.ranks, g.ranks, (), (0, 0, 0), ("1",) * 3, 5, 0.0, None)
         for g in games
     ])
