@@ -39,6 +39,7 @@ def standings_command(
         standings = store.standings()
         bot_faults = store.bot_faults()
         games = store.counted_games()
+        versions = store.entrant_versions()
     names = list(info.entrants)
     index = {n: i for i, n in enumerate(names)}
     unc = estimate(games, len(names), [index[s.name] for s in standings], confidence=confidence, resamples=resamples,
@@ -53,6 +54,7 @@ def standings_command(
             "scheduled": info.total_games,
             "stop": info.stop.to_json() if info.stop is not None else None,
             "bot_faults": [{"entrant": e, "kind": k, "detail": d} for e, k, d in bot_faults],
+            "versions": {n: {"files": h, "hello": v} for n, h, v in versions},
             "uncertainty": statsreport.uncertainty_json(unc, names),
         }
         if seats is not None:
@@ -68,6 +70,8 @@ def standings_command(
         if info.stop is not None:
             click.echo(info.stop.line())
         click.echo(report.table(standings))
+        click.echo()
+        click.echo(statsreport.versions_text(versions))
         click.echo()
         click.echo(statsreport.intervals_text(standings, unc, names))
         if seats is not None:

@@ -27,12 +27,13 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable, Sequence, TextIO
 
 from arena.errors import ArenaError, OutputError, RunnerError
 from arena.referee.faults import Fault
 from arena.textsafe import NAME_CHARS, clean
 from arena.tournament import schedule as sched
+from arena.tournament.botfiles import bot_hash
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import Executor, InlineExecutor
 from arena.tournament.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug, WorkerLost
@@ -62,6 +63,7 @@ class RunSummary:
     standings: list[Standing] = field(default_factory=list)
     bot_faults: list[tuple[str, Fault]] = field(default_factory=list)  # outside games: closing, starting
     reused: int = 0  # stored games of an earlier config given their place in this one
+    changed: list[tuple[str, int]] = field(default_factory=list)  # (entrant, games set aside): its files changed
     workers_lost: int = 0
     stopped_after_round: int | None = None  # the round after which `stop_rule` stopped the run
     stop: StopRecord | None = None  # what the store records of that stop
@@ -80,6 +82,15 @@ class RunSummary:
         return self.decisions / self.duration_s if self.duration_s > 0 else 0.0
 
 
+def changed_lines(changed: Sequence[tuple[str, int]]) -> list[str]:
+    """What a run says of each bot whose files changed since its stored games (`Store.changed`)."""
+    return [
+        f"arena: bot {clean(name, NAME_CHARS)} changed since the stored games: playing its {n} game(s) again "
+        "(the old ones stay in the store under the old version, no longer counted)"
+        for name, n in changed
+    ]
+
+
 def open_store(config: TournamentConfig, fresh: bool = False) -> Store:
     rules = config.rules_key()
     return Store.create_or_resume(
@@ -92,6 +103,7 @@ def open_store(config: TournamentConfig, fresh: bool = False) -> Store:
         total_games=sched.count(config.schedule),
         fresh=fresh,
         keys=[config.game_key(g, rules) for g in config.games()],
+        programs=[bot_hash(e.command, e.cwd) for e in config.entrants],
     )
 
 
@@ -141,6 +153,8 @@ def run(
     check_outputs(config)
     store = open_store(config, fresh)
     try:
+        for line in changed_lines(store.changed):
+            print(line, file=notices if notices is not None else sys.stderr, flush=True)
         done = store.done_indices()
         rules = config.rules_key()
         todo = deque(GameTask(g, config.game_key(g, rules)) for g in schedule if g.index not in done)
@@ -196,6 +210,7 @@ def run(
             standings=standings,
             bot_faults=list(state.bot_faults),
             reused=store.reused,
+            changed=list(store.changed),
             workers_lost=state.workers_lost,
             stopped_after_round=gate.stopped_after,
             stop=store.stop(),

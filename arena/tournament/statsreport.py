@@ -7,7 +7,7 @@ import io
 from typing import Sequence
 
 from arena.jsonvalue import JSON
-from arena.textsafe import clean
+from arena.textsafe import NAME_CHARS, clean
 from arena.tournament.collusion import CollusionReport
 from arena.tournament.ratings import Standing
 from arena.tournament.report import COLUMNS
@@ -19,6 +19,15 @@ INTERVAL_COLUMNS = ("avg_rank_low", "avg_rank_high", "mu_low", "mu_high", "p_ahe
 
 def _f(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def versions_text(versions: Sequence[tuple[str, str | None, str | None]]) -> str:
+    """Which version of each bot the counted games are of: its files' content hash and its hello's version."""
+    parts = []
+    for name, files, hello in versions:
+        said = f" (hello version {clean(hello, NAME_CHARS)!r})" if hello else ""
+        parts.append(f"{clean(name, NAME_CHARS)} files {files or 'not recorded'}{said}")
+    return "versions: " + "; ".join(parts)
 
 
 def _by_name(unc: Uncertainty, names: Sequence[str]) -> dict[str, EntrantUncertainty]:
