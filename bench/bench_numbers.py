@@ -26,9 +26,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from arena.tournament.collusion import detect
-from arena.tournament.stoprule import StopRule, stopping_round
-from arena.tournament.uncertainty import estimate
+from arena.stats.collusion import detect
+from arena.stats.stoprule import StopRule, stopping_round
+from arena.stats.uncertainty import estimate
 from bench.simfield import Field, SimGame, tournament, true_average_ranks
 from bench.stats import write_section
 

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from arena.tournament import tdist
-from arena.tournament.collusion import detect, holm
-from arena.tournament.statsreport import collusion_text
+from arena.stats import tdist
+from arena.stats.collusion import detect, holm
+from arena.report.statistics import collusion_text
 from bench.simfield import Field, tournament
 
 

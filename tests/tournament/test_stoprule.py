@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from arena.tournament.stoprule import (
+from arena.stats.stoprule import (
     StopRule,
     StopWatch,
     complete_rounds,
@@ -16,7 +16,7 @@ from arena.tournament.stoprule import (
     stopping_round,
     t_two_sided_p,
 )
-from arena.tournament.stopping import SettledHook
+from arena.tournament.run.stopping import SettledHook
 from bench.simfield import Field, tournament
 
 RULE = StopRule(confidence=0.95, min_rounds=4)
@@ -33,6 +33,7 @@ def test_stops_early_on_a_clear_field() -> None:
     assert max(rounds) < 20, rounds
 
 
+@pytest.mark.slow
 def test_identical_bots_stop_before_the_end_at_most_at_the_error_rate() -> None:
     # 200 fields of 4 identical bots, 30 rounds: the rule's guarantee is at most 5% stopping; allow
     # three binomial standard errors above it (5% + 4.6 points).

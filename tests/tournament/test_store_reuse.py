@@ -12,13 +12,15 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.errors import StoreError, StoreInUse
-from arena.referee.bot import Limits
-from arena.referee.clock import TimeControl
-from arena.tournament import config as tconfig
-from arena.tournament import runner
+from arena.core.limits import Limits
+from arena.core.time_control import TimeControl
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run import runner
 
 from .test_runner import small
-from .tournament_helpers import BOT, det_entrants
+from tests.support.tournament import BOT, det_entrants
+
+pytestmark = pytest.mark.process
 
 
 def _rows(store: Path) -> dict[str, tuple[Any, ...]]:
@@ -132,7 +134,7 @@ def test_an_edited_bot_is_a_new_version_whose_games_are_played_again(write_confi
     # v1's games and standings: `12/12 games stored (0 played now)`.
     import io
 
-    from arena.tournament.store import Store
+    from arena.results.store import Store
 
     folder = tmp_path / "mine"
     folder.mkdir()
