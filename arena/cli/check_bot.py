@@ -11,6 +11,7 @@ from arena.checkbot.report import failed, render_json, render_text
 from arena.cli import main
 from arena.cli.play import parse_command
 from arena.errors import BotError
+from arena.sandbox.launch import missing_script
 from arena.sandbox.probe import decide
 
 
@@ -34,13 +35,16 @@ def check_bot_command(game: str, command: tuple[str, ...], bot: str | None, game
 
     Handshake and its time, several games on one process at every player count and option, every
     decision and event kind, unknown messages, shutdown, stdout noise, latency and memory growth.
-    Exit status 0 when no check fails, 1 otherwise.
+    Exit status 0 when no check fails, 1 when one does, 2 when the command itself is wrong.
     """
     if bot is not None and command:
         raise BotError("give the bot's command once: either --bot CMD or after --, not both")
     argv = parse_command(bot, 0) if bot is not None else tuple(command)
     if not argv:
         raise BotError("no bot command: arena check-bot GAME -- python3 mybot.py  (or --bot 'python3 mybot.py')")
+    problem = missing_script(argv, None)
+    if problem is not None:  # a wrong command is the user's mistake (status 2), not a failed check
+        raise BotError(f"cannot start {' '.join(argv)!r}: {problem}")
     sandboxed, warning = decide(sandbox)
     if warning:
         click.echo(f"arena: {warning}", err=True)
