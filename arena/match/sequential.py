@@ -7,8 +7,8 @@ A match's round r is two games on one deal (`schedule.Format.MATCH`): entrant 0 
   GSPRT on Elo (`sprt.penta_llr`), bounds elo0 < elo1.
 - 3 to 6 players: NEW and OLD each play the deal in the same seat against the same fillers; the
   outcome of the deal is D = OLD's rank - NEW's rank, an integer in [-(k-1), k-1] (positive: NEW did
-  better). The test is the same generalized SPRT on a multinomial (`sprt.llr_expectation`, fastchess's
-  logistic-model LLR): D maps to the score a = (D + k - 1) / (2 (k - 1)) in [0, 1], and the bounds
+  better). The test is the same generalized SPRT on a multinomial, in the normal approximation of its
+  LLR (`sprt.llr_normal`): D maps to the score a = (D + k - 1) / (2 (k - 1)) in [0, 1], and the bounds
   rank0 < rank1 on the mean of D to the expected scores 1/2 + rank_i / (2 (k - 1)). H1: NEW gains at
   least rank1 places a deal on average; H0: at most rank0. The figures: mean D and mean points
   difference (NEW - OLD) with Student t 95% intervals over deals, and the shares of deals NEW did
@@ -152,7 +152,7 @@ class Tally:
         for d in self.diffs:
             counts[d + k1] += 1
         scores = [j / (2 * k1) for j in range(2 * k1 + 1)]
-        return sprt.llr_expectation(scores, counts, 0.5 + self.spec.low / (2 * k1), 0.5 + self.spec.high / (2 * k1))
+        return sprt.llr_normal(scores, counts, 0.5 + self.spec.low / (2 * k1), 0.5 + self.spec.high / (2 * k1))
 
     def verdict(self) -> Verdict | None:
         """H1 or H0 once the LLR has crossed a bound, else None (play on)."""

@@ -94,7 +94,7 @@ def build(req: MatchRequest, cwd: Path | None = None) -> TournamentConfig:
     options = {**(base.get("options") or {}), **req.options}
     data: dict[str, Any] = {**base, "name": f"match-{req.game}", "game": req.game, "players": players,
                             "entrants": entrants, "seed": req.seed, "options": options,
-                            "schedule": {"rounds": req.games // 2}}
+                            "schedule": {"rounds": req.games // 2, "fill": "cycle"}}
     if req.sandbox is False:
         data["sandbox"] = False
     if "root" in data:

@@ -134,6 +134,22 @@ def llr_expectation(scores: Sequence[float], counts: Sequence[float], s0: float,
     return total * _mean([math.log(b) - math.log(a) for a, b in zip(p0, p1)], probs)
 
 
+def llr_normal(scores: Sequence[float], counts: Sequence[float], s0: float, s1: float, prior: float = 2.0) -> float:
+    """The normal approximation of the same GSPRT LLR, from the same paper (Van den Bergh, "Comparing the
+    approximations ...", the quadratic one): LLR ~ N (s1 - s0) (2 shat - s0 - s1) / (2 V), shat and V the
+    mean and variance of the empirical distribution with `prior` pseudo-counts spread evenly over the
+    outcomes (arena's choice, in place of fastchess's 1e-3: a variance from a handful of deals would
+    otherwise be near 0 and the LLR huge; the prior pulls the mean to 1/2 and keeps V honest early on).
+    Unlike the exact multinomial LLR it does not level off when the data lie far beyond both
+    hypotheses, so a big effect stops the test soon."""
+    reg = [c + prior / len(counts) for c in counts]
+    total = sum(reg)
+    probs = [c / total for c in reg]
+    mean = _mean(scores, probs)
+    var = sum(p * (a - mean) ** 2 for a, p in zip(scores, probs))
+    return total * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+
+
 def llr_normalized(scores: Sequence[float], counts: Sequence[float], t0: float, t1: float) -> float:
     """GSPRT LLR of "normalized effect t1" against "t0" (fastchess getLLR_normalized), counts regularised."""
     reg = [regularize(c) for c in counts]
