@@ -64,11 +64,14 @@ class Launch:
         launch = cls((), {}, None, limits)
         try:
             cmd = bwrap.build(support.bwrap, tuple(command), cwd, env, policy, limits.inner_prefix(), name)
-            filter_fd = seccomp.filter_fd()
-            launch.fds.append(filter_fd)
+            extra: tuple[str, ...] = ()
+            if policy.refuse_locks:
+                filter_fd = seccomp.filter_fd()
+                launch.fds.append(filter_fd)
+                extra = ("--seccomp", str(filter_fd))
             options = os.memfd_create("arena-bwrap-args", 0)  # inherited by bwrap, read from offset 0
             launch.fds.append(options)
-            os.write(options, b"".join(arg.encode() + b"\0" for arg in (*cmd.options, "--seccomp", str(filter_fd))))
+            os.write(options, b"".join(arg.encode() + b"\0" for arg in (*cmd.options, *extra)))
             os.lseek(options, 0, os.SEEK_SET)
             launch.stdout_fd, write_end = os.pipe2(os.O_CLOEXEC)
             os.set_inheritable(write_end, True)

@@ -39,6 +39,7 @@ class SandboxPolicy:
     # Set by whoever starts the bot, not read from YAML:
     show_cwd: bool = True  # False: cwd is a shared root (no entrant `cwd:`), show only the bot's own files' folders
     hide: tuple[str, ...] = ()  # arena's outputs (store, replays, config...): masked even inside a shown folder
+    refuse_locks: bool = True  # the seccomp filter (arena.sandbox.seccomp); off only to show what it stops
     private: tuple[str, ...] = ()  # never shown as a runtime: the tournament's root, other entrants' folders
 
     def __post_init__(self) -> None:
