@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from arena.games.registry import get_game
-from arena.tournament.collusion import detect
-from arena.tournament.schedule import Rotations, ScheduleSpec, build
-from arena.tournament.seating import balance, next_counts
-from arena.tournament.stoprule import StopRule, stopping_round
-from arena.tournament.uncertainty import estimate
+from arena.stats.collusion import detect
+from arena.tournament.schedule.plan import Rotations, ScheduleSpec, build
+from arena.stats.seating import balance, next_counts
+from arena.stats.stoprule import StopRule, stopping_round
+from arena.stats.uncertainty import estimate
 from bench.simfield import Field, SimGame, tournament, true_average_ranks
 from bench.stats import write_section
 

@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from arena.tournament.schedule import Rotations, ScheduledGame, ScheduleSpec, build
+from arena.tournament.schedule.plan import Rotations, ScheduledGame, ScheduleSpec, build
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,12 @@ from arena.errors import BotError, GameOptionError, ReplayError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str, loads
 from arena.referee.bot import BotProcess, BotSpec
-from arena.referee.clock import TimeControl
-from arena.referee.faults import Fault, FaultPolicy
-from arena.referee.limits import Limits
-from arena.referee.referee import GameResult, play_game
-from arena.referee.replay import iter_replay
+from arena.core.time_control import TimeControl
+from arena.core.faults import Fault, FaultPolicy
+from arena.core.limits import Limits
+from arena.referee.referee import play_game
+from arena.core.result import GameResult
+from arena.replay import iter_replay
 from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import decide
 from arena.rng import derive_seed

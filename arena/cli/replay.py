@@ -13,9 +13,9 @@ from arena.errors import BranchError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str
 from arena.referee.branch import BranchPlan, Play, SeatChoice, plan_branch
-from arena.referee.clock import TimeControl
-from arena.referee.faults import Fault
-from arena.referee.limits import Limits
+from arena.core.time_control import TimeControl
+from arena.core.faults import Fault
+from arena.core.limits import Limits
 from arena.referee.referee import play_game
 from arena.referee.session import BotProcess
 from arena.sandbox.probe import decide

@@ -7,10 +7,11 @@ import sys
 import click
 
 from arena.cli import main
-from arena.cluster.spec import ClusterSpec
+from arena.tournament.config.cluster import ClusterSpec
 from arena.sandbox.probe import probe
-from arena.tournament import config as tconfig
-from arena.tournament import report, runner
+from arena.tournament.config import tournament as tconfig
+from arena.report import standings as report
+from arena.tournament.run import runner
 
 
 @main.command("run")
@@ -45,7 +46,7 @@ def run_command(
     where = cluster if cluster is not None else cfg.cluster
     executor = None
     if where is not None:
-        from arena.cluster.executor import DaskExecutor
+        from arena.tournament.run.dask_pool import DaskExecutor
 
         executor = DaskExecutor(ClusterSpec.parse(where))
     summary = runner.run(

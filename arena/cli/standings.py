@@ -7,11 +7,13 @@ from pathlib import Path
 import click
 
 from arena.cli import main
-from arena.tournament import report, statsreport
-from arena.tournament.collusion import detect
-from arena.tournament.seating import seat_report
-from arena.tournament.store import Store
-from arena.tournament.uncertainty import estimate
+from arena.report import standings as report
+from arena.report import statistics as statsreport
+from arena.stats.collusion import detect
+from arena.stats.seating import seat_report
+from arena.results.store import Store
+from arena.stats.uncertainty import estimate
+from arena.stats.standings import store_standings
 
 
 @main.command("standings")
@@ -36,7 +38,7 @@ def standings_command(
         raise click.UsageError("choose one of --json and --csv")
     with Store.open_existing(Path(db)) as store:
         info = store.info()
-        standings = store.standings()
+        standings = store_standings(store)
         bot_faults = store.bot_faults()
         games = store.counted_games()
     names = list(info.entrants)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Mapping, Union
 
 from arena.errors import BranchError, ReplayError
-from arena.referee.replay import Replay, load_replay
+from arena.replay import Replay, load_replay
 from arena.referee.script import Script
 from arena.referee.session import BotSpec
 from arena.referee.verify import verify_replay

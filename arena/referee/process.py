@@ -14,7 +14,7 @@ import time
 from typing import Callable, Mapping, Sequence
 
 from arena.errors import BotStartError
-from arena.referee.limits import Limits
+from arena.core.limits import Limits
 from arena.sandbox.launch import Launch
 
 

@@ -7,10 +7,10 @@ from typing import Sequence
 
 from arena.jsonvalue import JSON
 from arena.textsafe import LINE_CHARS, clean
-from arena.tournament import report as text_report
-from arena.tournament.ratings import Standing
-from arena.tournament.seating import SeatReport
-from arena.tournament.uncertainty import EntrantUncertainty, Uncertainty
+from arena.report import standings as text_report
+from arena.stats.ratings import Standing
+from arena.stats.seating import SeatReport
+from arena.stats.uncertainty import EntrantUncertainty, Uncertainty
 from arena.web.report_data import BySeat, HeadToHead
 
 # Optional fields a Standing may carry (uncertainty from a stop rule, for example) get a column each,

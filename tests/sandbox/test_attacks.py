@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 from arena.referee.bot import BotProcess, BotSpec
-from arena.referee.clock import TimeControl
-from arena.referee.faults import FaultKind
+from arena.core.time_control import TimeControl
+from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
 from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.view import inner_path
@@ -117,7 +117,7 @@ def test_entrants_sharing_a_folder_are_refused_unless_they_say_so(tmp_path):
     (tmp_path / "t.yaml").write_text(json.dumps({"game": "kododo", "players": 2, "entrants": entrants}))
     done = subprocess.run([ARENA, "validate", "t.yaml"], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0 and "WARNING" in done.stderr and "share the folder" in done.stderr
-    from arena.tournament import config as tconfig
+    from arena.tournament.config import tournament as tconfig
 
     a, b = tconfig.load(tmp_path / "t.yaml").entrants
     assert str(tmp_path / "bots" / "b.py") in a.sandbox.hide and str(tmp_path / "bots" / "a.py") in b.sandbox.hide

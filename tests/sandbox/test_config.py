@@ -18,10 +18,12 @@ from arena.cli import main
 from arena.errors import ConfigError
 from arena.sandbox import probe as probe_module
 from arena.sandbox.policy import SandboxPolicy, Scratch, policy_from_mapping
-from arena.tournament import config as tconfig
-from arena.tournament import config_sandbox
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.config import sandbox as config_sandbox
 
 from .conftest import ROOT
+
+pytestmark = pytest.mark.sandbox
 
 PY_BOT = str(ROOT / "sample_bots" / "python" / "random_bot.py")
 UNAVAILABLE = probe_module.Support(None, "bubblewrap (bwrap) is not installed", False, None)

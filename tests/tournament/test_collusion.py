@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.tournament.collusion import detect, holm
+from arena.stats.collusion import detect, holm
 from bench.simfield import Field, tournament
 
 

@@ -15,12 +15,14 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.errors import OutputError, RunnerError
-from arena.referee import replay as replay_module
-from arena.tournament import config as tconfig
-from arena.tournament import runner
-from arena.tournament.store import Store
+from arena import replay as replay_module
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run import runner
+from arena.results.store import Store
 
 from .test_runner import small
+
+pytestmark = pytest.mark.process
 
 ROOT = os.geteuid() == 0
 

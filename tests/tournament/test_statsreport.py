@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.store import Store, StoredGame
+from arena.results.store import Store, StoredGame
 from bench.simfield import Field, tournament
 
 NAMES = ["weak", "mid", "strong\x1b[31m", "feeder", "fed"]

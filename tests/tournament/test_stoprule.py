@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from arena.tournament.stoprule import (
+from arena.stats.stoprule import (
     StopRule,
     StopWatch,
     complete_rounds,
@@ -32,6 +32,7 @@ def test_stops_early_on_a_clear_field() -> None:
     assert max(rounds) < 20, rounds
 
 
+@pytest.mark.slow
 def test_identical_bots_stop_before_the_end_at_most_at_the_error_rate() -> None:
     # 200 fields of 4 identical bots, 30 rounds: the rule's guarantee is at most 5% stopping; allow
     # three binomial standard errors above it (5% + 4.6 points).

@@ -12,13 +12,15 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.errors import StoreError, StoreInUse
-from arena.referee.bot import Limits
-from arena.referee.clock import TimeControl
-from arena.tournament import config as tconfig
-from arena.tournament import runner
+from arena.core.limits import Limits
+from arena.core.time_control import TimeControl
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run import runner
 
 from .test_runner import small
-from .tournament_helpers import det_entrants
+from tests.support.tournament import det_entrants
+
+pytestmark = pytest.mark.process
 
 
 def _rows(store: Path) -> dict[str, tuple[Any, ...]]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from arena.tournament.uncertainty import deal_blocks, estimate, resample_counts, small_sample_factor
+from arena.stats.uncertainty import deal_blocks, estimate, resample_counts, small_sample_factor
 from bench.simfield import Field, tournament, true_average_ranks
 
 FIELD = Field((0.0, 0.3, 0.6, 1.0), seats=4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("fld", "rounds", "trials"),
     [(FIELD, 20, 150), (Field((0.0, 0.3, 0.6, 0.9, 1.2), seats=3), 10, 120)],

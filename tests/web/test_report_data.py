@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.store import Store, StoredGame
+from arena.results.store import Store, StoredGame
 from arena.web.page import embed_json
 from arena.web.report_data import by_seat, head_to_head, rating_history
 from arena.web.report_page import build_report
+from arena.stats.standings import store_standings
 
 A, B, C = 0, 1, 2
 NAMES = ["alpha", "beta", "gam</script><b>ma"]
@@ -74,7 +75,7 @@ def test_by_seat_by_hand() -> None:
 
 def test_rating_history_ends_at_the_standings(store_path: Path) -> None:
     with Store.open_existing(store_path) as store:
-        standings = {s.name: s for s in store.standings()}
+        standings = {s.name: s for s in store_standings(store)}
     h = rating_history([g.rated() for g in GAMES], 3)
     assert h.games == [-1, 0, 1, 2]
     for e, name in enumerate(NAMES):
@@ -112,7 +113,7 @@ def test_optional_standing_fields_get_their_own_columns() -> None:
     from dataclasses import dataclass
 
     from arena.jsonvalue import JSON
-    from arena.tournament.ratings import Standing
+    from arena.stats.ratings import Standing
     from arena.web.report_tables import standings_table
 
     @dataclass(frozen=True)
