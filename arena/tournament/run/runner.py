@@ -110,7 +110,13 @@ def open_store(config: TournamentConfig, fresh: bool = False) -> Store:
 
 def check_outputs(config: TournamentConfig) -> None:
     """Fail before any game when the replays folder cannot be written, naming it. A folder arena
-    creates is the organiser's only (0700): replays hold every seat's private draws and hands."""
+    creates is the organiser's only (0700): replays hold every seat's private draws and hands.
+    The report's folder is made now too, so that the sandbox can mask it from the bots (view.masks)."""
+    if config.report is not None:
+        try:
+            config.report.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"cannot make the report folder {config.report}: {exc.strerror or exc}") from exc
     if config.replays is None:
         return
     probe = config.replays / f".arena-write-test-{os.getpid()}"
