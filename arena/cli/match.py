@@ -85,7 +85,7 @@ def match_command(
 
 
 def header(cfg: object, spec: SprtSpec) -> str:
-    from arena.tournament.config import TournamentConfig
+    from arena.tournament.config.tournament import TournamentConfig
 
     assert isinstance(cfg, TournamentConfig)
     lo, hi = spec.bounds()

@@ -15,10 +15,10 @@ from typing import TextIO
 from arena.jsonvalue import JSON
 from arena.match.sequential import SprtSpec, Tally, Verdict, mean_interval, run_test
 from arena.match.sprt import EloEstimate, penta_elo
-from arena.tournament import runner
-from arena.tournament.config import TournamentConfig
-from arena.tournament.rounds import RoundEnd
-from arena.tournament.store import Store, StoredGame
+from arena.tournament.run import runner
+from arena.tournament.config.tournament import TournamentConfig
+from arena.tournament.run.rounds import RoundEnd
+from arena.results.store import Store, StoredGame
 
 NEW, OLD = 0, 1
 

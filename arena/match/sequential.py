@@ -29,7 +29,7 @@ from typing import Protocol, Sequence
 from arena.errors import MatchError
 from arena.jsonvalue import JSON
 from arena.match import sprt
-from arena.tournament import tdist
+from arena.stats import tdist
 
 
 class Verdict(enum.Enum):

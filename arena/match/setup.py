@@ -21,9 +21,9 @@ import arena
 from arena.errors import ConfigError, GameError, MatchError
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps
-from arena.tournament import config as tconfig
-from arena.tournament.config import TournamentConfig
-from arena.tournament.schedule import Format
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.config.tournament import TournamentConfig
+from arena.tournament.schedule.plan import Format
 
 SAMPLE_BOTS = Path(arena.__file__).resolve().parent.parent / "sample_bots" / "python"
 HEURISTICS = {"kododo": "kododo_heuristic.py", "kolpa": "kolpa_heuristic.py", "kodama-duo": "kodama_duo_heuristic.py"}
@@ -59,9 +59,11 @@ def default_fillers(game: str) -> list[list[str]]:
 
 
 def _entrant(name: str, text: str, known: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """One entrant; a bot given as a command may share its folder with the others (a match compares
+    one author's versions, usually side by side in one checkout)."""
     if text in known:
         return {**known[text], "name": name}
-    return {"name": name, "command": text}
+    return {"name": name, "command": text, "sandbox": {"shared_folder": True}}
 
 
 def build(req: MatchRequest, cwd: Path | None = None) -> TournamentConfig:
@@ -89,7 +91,8 @@ def build(req: MatchRequest, cwd: Path | None = None) -> TournamentConfig:
     if players == 2 and req.fill:
         raise MatchError("--fill is for games of 3 or more players (--players): 2 players are NEW and OLD alone")
     entrants = [_entrant("new", req.new, known), _entrant("old", req.old, known)]
-    entrants += [_entrant(f"fill{i + 1}", f, known) if isinstance(f, str) else {"name": f"fill{i + 1}", "command": f}
+    entrants += [_entrant(f"fill{i + 1}", f, known) if isinstance(f, str)
+                 else {"name": f"fill{i + 1}", "command": f, "sandbox": {"shared_folder": True}}
                  for i, f in enumerate(fillers)]
     options = {**(base.get("options") or {}), **req.options}
     data: dict[str, Any] = {**base, "name": f"match-{req.game}", "game": req.game, "players": players,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.tournament import schedule as sched
-from arena.tournament.schedule import Format, ScheduleSpec
+from arena.tournament.schedule import plan as sched
+from arena.tournament.schedule.plan import Format, ScheduleSpec
 
 
 def test_two_players_play_a_pair_with_seats_swapped_on_one_deal() -> None:
