@@ -86,3 +86,7 @@ class ReportError(ArenaError):
 
 class BranchError(ReplayError):
     """A branch that cannot be played from a replay: a step or a seat it does not have."""
+
+
+class MatchError(ArenaError):
+    """An `arena match` that cannot run as asked: bad --sprt bounds, a bot or filler it cannot find."""

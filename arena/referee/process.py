@@ -59,9 +59,9 @@ def spawn(
     run_argv, run_cwd, preexec = list(argv), cwd, resource_limiter(limits)
     full_env = dict(os.environ)
     full_env.update(env)
-    if launch is not None:
-        run_argv, run_cwd, full_env, preexec = list(launch.argv), launch.cwd, dict(launch.env), launch.preexec
     try:
+        if launch is not None:
+            return launch.popen()
         return subprocess.Popen(
             run_argv,
             stdin=subprocess.PIPE,

@@ -33,7 +33,8 @@ from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import probe
 from arena.tournament.schedule import plan as sched
 from arena.tournament.config.reader import Reader as _Reader, join as _join, kind as _kind
-from arena.tournament.config.sandbox import read_policy, with_outputs
+from arena.sandbox.view import holds
+from arena.tournament.config.sandbox import folders_of, named_files, overlaps, private_paths, read_policy, with_outputs
 from arena.tournament.config.stop import read_stop
 from arena.tournament.schedule.plan import Fill, Format, Rotations, ScheduleError, ScheduleSpec
 from arena.stats.stoprule import StopRule
@@ -88,6 +89,7 @@ class TournamentConfig:
     cluster: str | None = None  # `executor: {dask: ...}`: a Dask scheduler's address, or local:N
     report: Path | None = None  # output.report: the HTML report folder `arena run` writes at the end
     stop: StopRule | None = None  # stop: end the round-robin once its ranking is settled (config_stop.py)
+    warnings: tuple[str, ...] = ()  # what `validate` and `run` say before anything runs (shared entrant folders)
 
     @property
     def names(self) -> list[str]:
@@ -226,9 +228,10 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     cluster = r.attempt(lambda: _cluster(r, top), None)
     no_outputs: tuple[Path, Path | None, Path | None] = (root / "out" / f"{name}.sqlite", None, None)
     store, replays, report = r.attempt(lambda: _outputs(r, top, root, name), no_outputs)
+    no_views: tuple[list[EntrantConfig], list[str]] = (entrants, [])
+    entrants, warnings = r.attempt(lambda: _sandbox_views(r, entrants, root, file, store, replays, report), no_views)
     r.done()
     assert spec is not None and schedule_spec is not None  # else a mistake was noted and `done` raised
-    entrants = [replace(e, sandbox=with_outputs(e.sandbox, e.name, store, replays)) for e in entrants]
 
     return TournamentConfig(
         path=file,
@@ -250,6 +253,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         cluster=cluster,
         report=report.resolve() if report is not None else None,
         stop=stop,
+        warnings=tuple(warnings),
     )
 
 
@@ -312,6 +316,23 @@ def _outputs(r: _Reader, top: dict[str, Any], root: Path, name: str) -> tuple[Pa
     report_raw = output.get("report")
     report = None if report_raw is None else root / r.string(report_raw, "output.report")
     return store, replays, report
+
+
+def _sandbox_views(r: _Reader, entrants: list[EntrantConfig], root: Path, file: Path, store: Path, replays: Path | None,
+                   report: Path | None) -> tuple[list[EntrantConfig], list[str]]:
+    """Each entrant's sandbox with arena's outputs masked and the others' folders private; entrants
+    whose folders overlap refused, or warned about when they all opted in (config.sandbox.overlaps)."""
+    warnings = overlaps(r, [(e.name, e.command, e.cwd, e.sandbox) for e in entrants])
+    folders = [folders_of(e.command, e.cwd, e.sandbox) for e in entrants]
+    out = []
+    for i, e in enumerate(entrants):
+        mine = set(named_files(e.command, e.cwd))
+        others = tuple(f for j, o in enumerate(entrants) if j != i and o.sandbox.shared_folder
+                       for f in named_files(o.command, o.cwd) if f not in mine and any(holds(d, f) for d in folders[i]))
+        private = private_paths(root, file, i, folders)
+        policy = with_outputs(e.sandbox, e.name, store, replays, report, file, private, tuple(dict.fromkeys(others)))
+        out.append(replace(e, sandbox=policy))
+    return out, warnings
 
 
 def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path, sandbox: SandboxPolicy = SandboxPolicy()) -> list[EntrantConfig]:

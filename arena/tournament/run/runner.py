@@ -110,7 +110,13 @@ def open_store(config: TournamentConfig, fresh: bool = False) -> Store:
 
 def check_outputs(config: TournamentConfig) -> None:
     """Fail before any game when the replays folder cannot be written, naming it. A folder arena
-    creates is the organiser's only (0700): replays hold every seat's private draws and hands."""
+    creates is the organiser's only (0700): replays hold every seat's private draws and hands.
+    The report's folder is made now too, so that the sandbox can mask it from the bots (view.masks)."""
+    if config.report is not None:
+        try:
+            config.report.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"cannot make the report folder {config.report}: {exc.strerror or exc}") from exc
     if config.replays is None:
         return
     probe = config.replays / f".arena-write-test-{os.getpid()}"
@@ -142,11 +148,15 @@ def run(
     executor: Executor | None = None,
     stop_rule: StopRule | None = None,
     notices: TextIO | None = None,
+    lookahead: int = 0,
+    status: Callable[[], str] | None = None,
 ) -> RunSummary:
     """Play every game of the schedule that the store does not hold yet, then rate them all.
 
     `executor` defaults to in-process play for one game at a time, else a `LocalPool`; `notices`
-    (default stderr) gets one line per event the user should know of, such as a lost worker.
+    (default stderr) gets one line per event the user should know of, such as a lost worker;
+    `lookahead` rounds may start before `stop_rule` has answered about the round before them (games past
+    the stop are stored, uncounted); `status` is shown on the progress line (default: the config's rule).
     """
     n_workers = concurrency or config.concurrency or os.cpu_count() or 1
     restart = config.restart_bots if restart_bots is None else restart_bots
@@ -163,7 +173,8 @@ def run(
         names = config.names
         settled = SettledHook(config.stop, names, config.schedule.rounds) if stop_rule is None and config.stop else None
         hook = stop_rule or settled
-        status = settled.progress if settled is not None else None
+        if status is None and settled is not None:
+            status = settled.progress
         progress = None if quiet else Progress(len(schedule), len(done), progress_stream, status=status)
 
         def leader() -> str:
@@ -181,7 +192,7 @@ def run(
             if store.stop() != record:
                 store.set_stop(record)
 
-        gate = RoundGate(schedule, done, hook, store, model, len(names), on_stop=record_stop)
+        gate = RoundGate(schedule, done, hook, store, model, len(names), on_stop=record_stop, lookahead=lookahead)
         if not gate.stopped and store.stop() is not None:
             store.set_stop(None)  # stopped by another rule, or none: this run plays on, and counts all it plays
         started = time.monotonic()
