@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Any, Callable, Mapping, NoReturn, TypeVar
+from typing import Any, Callable, Mapping, NoReturn, Sequence, TypeVar
 
 from arena.errors import ArenaError, ConfigError
 
@@ -83,9 +83,11 @@ class Reader:
             self.fail(where, f"expected true or false, got {kind(value)}")
         return value
 
-    def choice(self, value: Any, where: str, enum_type: type[E]) -> E:
-        names = [m.value for m in enum_type]
-        for member in enum_type:
+    def choice(self, value: Any, where: str, enum_type: type[E], allowed: Sequence[E] | None = None) -> E:
+        """One of the enum's members (or of `allowed`, those a config may name), by value."""
+        members = list(enum_type) if allowed is None else list(allowed)
+        names = [m.value for m in members]
+        for member in members:
             if member.value == value:
                 return member
         self.fail(where, f"expected one of {', '.join(names)}, got {value!r}")

@@ -36,7 +36,7 @@ from arena.tournament.config.reader import Reader as _Reader, join as _join, kin
 from arena.sandbox.view import holds
 from arena.tournament.config.sandbox import folders_of, named_files, overlaps, private_paths, read_policy, with_outputs
 from arena.tournament.config.stop import read_stop
-from arena.tournament.schedule.plan import Fill, Format, Rotations, ScheduleError, ScheduleSpec
+from arena.tournament.schedule.plan import CONFIG_FORMATS, Fill, Format, Rotations, ScheduleError, ScheduleSpec
 from arena.stats.stoprule import StopRule
 
 
@@ -451,7 +451,7 @@ def _check_program(r: _Reader, command: tuple[str, ...], cwd: Path, where: str) 
 def _schedule(r: _Reader, value: Any, entrants: list[EntrantConfig], players: int, seed: int) -> ScheduleSpec:
     where = "schedule"
     data = r.mapping(value or {}, where, {"format", "rounds", "rotations", "fill", "candidates"})
-    fmt = r.choice(data.get("format", "round-robin"), _join(where, "format"), Format)
+    fmt = r.choice(data.get("format", "round-robin"), _join(where, "format"), Format, CONFIG_FORMATS)
     rounds = r.integer(data.get("rounds", 1), _join(where, "rounds"), minimum=1)
     rotations = r.choice(data.get("rotations", "cyclic"), _join(where, "rotations"), Rotations)
     fill = r.choice(data.get("fill", "error"), _join(where, "fill"), Fill)
