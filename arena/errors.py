@@ -86,3 +86,15 @@ class ReportError(ArenaError):
 
 class BranchError(ReplayError):
     """A branch that cannot be played from a replay: a step or a seat it does not have."""
+
+
+class ServerError(ArenaError):
+    """`arena serve` cannot start or go on: a bad server config, no sandbox, missing admin credentials."""
+
+
+class SubmissionRefused(ArenaError):
+    """An uploaded bot archive the server will not take; the message says what to change in it."""
+
+
+class SignatureError(ArenaError):
+    """A replay's signature that is missing, malformed or not made by the given key."""
