@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS bots (
 CREATE INDEX IF NOT EXISTS bots_participant ON bots(participant_id);
 CREATE INDEX IF NOT EXISTS bots_status ON bots(status);
 CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: a discarded game's late replay cannot clash
     status TEXT NOT NULL,              -- pending | done
     seq INTEGER UNIQUE,                -- the order games were rated in
     seats TEXT NOT NULL,               -- JSON list of bot ids
