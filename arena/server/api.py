@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from arena.jsonvalue import loads
 from arena.server.accounts import Participant
-from arena.server.http import ApiError, answer, int_param, optional_participant, participant, path_id, state
+from arena.server.http import ApiError, answer, cached, int_param, optional_participant, participant, path_id, state
 from arena.server.signing import SUFFIX
 
 
@@ -65,9 +65,14 @@ def leaderboard(request: Request) -> Response:
     parameters: [{name: all, in: query, description: "1: every version, not only active ones", schema: {type: integer}}]
     responses: {200: {description: the leaderboard}}
     """
-    where = "" if request.query_params.get("all") == "1" else " WHERE b.status = 'active'"
-    rows = state(request).db.all(f"{BOT_SQL}{where} ORDER BY b.mu - 3 * b.sigma DESC, b.id LIMIT 1000")
-    return answer(request, {"leaderboard": [{"rank": i + 1, **_bot(r)} for i, r in enumerate(rows)]})
+    every = request.query_params.get("all") == "1"
+    where = "" if every else " WHERE b.status = 'active'"
+
+    def make() -> dict[str, Any]:
+        rows = state(request).db.all(f"{BOT_SQL}{where} ORDER BY b.mu - 3 * b.sigma DESC, b.id LIMIT 1000")
+        return {"leaderboard": [{"rank": i + 1, **_bot(r)} for i, r in enumerate(rows)]}
+
+    return cached(request, ("leaderboard", every), make)
 
 
 def _owner_of(request: Request, owner: int) -> Participant | None:
@@ -93,14 +98,20 @@ def bot_page(request: Request) -> Response:
     ---
     responses: {200: {description: the bot}, 404: {description: no such bot}}
     """
-    db = state(request).db
     bot = path_id(request)
+    limit = int_param(request, "games", 20, 1, 200)
+    if "authorization" not in request.headers:
+        return cached(request, ("bot", bot, limit), lambda: _bot_page(request, bot, limit))
+    return answer(request, _bot_page(request, bot, limit))
+
+
+def _bot_page(request: Request, bot: int, limit: int) -> dict[str, Any]:
+    db = state(request).db
     row = db.one(f"{BOT_SQL} WHERE b.id = ?", bot)
     if row is None:
         raise ApiError(404, f"no bot {bot}")
     owner = _owner_of(request, int(row["owner"]))
     mine = {bot} if owner is not None else set()
-    limit = int_param(request, "games", 20, 1, 200)
     versions = db.all("SELECT id, version, status, created, games, mu, sigma FROM bots WHERE participant_id = ? ORDER BY id",
                       row["owner"])
     games = db.all("SELECT g.id, g.seats, g.result, g.faults, g.finished, s.seat, s.rank, s.points, s.faults AS nf, s.mu, s.sigma "
@@ -120,7 +131,7 @@ def bot_page(request: Request) -> Response:
             "owner_view": owner is not None}
     if owner is not None:
         body["command"] = loads(row["command"])
-    return answer(request, body)
+    return body
 
 
 def games(request: Request) -> Response:

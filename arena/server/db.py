@@ -95,6 +95,7 @@ class Database:
         self._local = threading.local()
         self._writer = self._connect()
         self._writer.executescript(SCHEMA)
+        self.generation = 0  # bumped by every write: the key of the API's cached answers
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
@@ -115,6 +116,7 @@ class Database:
                 self._writer.execute("ROLLBACK")
                 raise
             self._writer.execute("COMMIT")
+            self.generation += 1
 
     def reader(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)

@@ -31,6 +31,39 @@ def state(request: Request) -> Any:
     return request.app.state.server
 
 
+class Cache:
+    """Public answers kept until the next write to the store (the ladder writes a few times a second;
+    the leaderboard and bot pages are read far more often)."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size, self.generation = size, -1
+        self.items: dict[tuple[Any, ...], bytes] = {}
+        self.lock = threading.Lock()
+
+    def get(self, generation: int, key: tuple[Any, ...]) -> bytes | None:
+        with self.lock:
+            if generation != self.generation:
+                self.items.clear()
+                self.generation = generation
+            return self.items.get(key)
+
+    def put(self, generation: int, key: tuple[Any, ...], value: bytes) -> None:
+        with self.lock:
+            if generation == self.generation and len(self.items) < self.size:
+                self.items[key] = value
+
+
+def cached(request: Request, key: tuple[Any, ...], make: Any) -> Response:
+    """`make()`'s JSON answer, from the cache while nothing was written since it was made."""
+    server = state(request)
+    generation = server.db.generation
+    body = server.cache.get(generation, key)
+    if body is None:
+        body = answer(request, make()).body
+        server.cache.put(generation, key, body)
+    return Response(body, media_type="application/json")
+
+
 def answer(request: Request, body: dict[str, Any], status: int = 200) -> JSONResponse:
     server = state(request)
     if server.warning:

@@ -21,7 +21,7 @@ from arena.server.archive import read_manifest, unpack
 from arena.server.checker import Checker
 from arena.server.config import ServerConfig
 from arena.server.db import Database, now
-from arena.server.http import NO_SANDBOX_WARNING, RateLimit
+from arena.server.http import NO_SANDBOX_WARNING, Cache, RateLimit
 from arena.server.ladder import Ladder
 from arena.server.signing import load_or_create_key, public_pem
 
@@ -38,6 +38,7 @@ class Server:
         self.key = load_or_create_key(config.key_file)
         self.public_key = public_pem(self.key)
         self.rate = RateLimit(config.submissions_per_minute)
+        self.cache = Cache()
         self.ladder = Ladder(self.db, config, sandbox, self.key, cluster)
         self.checker = Checker(self.db, config, sandbox, lambda _bot: self.ladder.poke())
         self._house()
