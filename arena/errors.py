@@ -88,6 +88,10 @@ class BranchError(ReplayError):
     """A branch that cannot be played from a replay: a step or a seat it does not have."""
 
 
+class MatchError(ArenaError):
+    """An `arena match` that cannot run as asked: bad --sprt bounds, a bot or filler it cannot find."""
+
+
 class ServerError(ArenaError):
     """`arena serve` cannot start or go on: a bad server config, no sandbox, missing admin credentials."""
 

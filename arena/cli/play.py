@@ -10,15 +10,16 @@ from typing import Any
 import click
 
 from arena.cli import main
-from arena.errors import BotError, GameOptionError
+from arena.errors import BotError, GameOptionError, ReplayError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str, loads
 from arena.referee.bot import BotProcess, BotSpec
-from arena.referee.clock import TimeControl
-from arena.referee.faults import Fault, FaultPolicy
-from arena.referee.limits import Limits
-from arena.referee.referee import GameResult, play_game
-from arena.referee.replay import iter_replay
+from arena.core.time_control import TimeControl
+from arena.core.faults import Fault, FaultPolicy
+from arena.core.limits import Limits
+from arena.referee.referee import play_game
+from arena.core.result import GameResult
+from arena.replay import iter_replay
 from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import decide
 from arena.rng import derive_seed
@@ -115,13 +116,16 @@ def play_command(
     if path is None:
         fd, path = tempfile.mkstemp(prefix="arena-replay-", suffix=".jsonl")
         os.close(fd)
+    else:
+        own_file(path)  # made before the bots start, so that the sandbox can mask it from them
+    boxed = SandboxPolicy(enabled=sandboxed, hide=(os.path.abspath(path),), private=(os.path.abspath(path),))
     started: list[BotProcess] = []
     close_faults: list[Fault] = []
     finished = False
     try:
         for i, argv in enumerate(commands):
             env = {"ARENA_SEED": str(derive_seed(seed, "bot", i))}
-            started.append(BotProcess.start(BotSpec(f"seat{i}", argv, env=env, sandbox=SandboxPolicy(enabled=sandboxed)), control, limits))
+            started.append(BotProcess.start(BotSpec(f"seat{i}", argv, env=env, sandbox=boxed), control, limits))
         result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy), replay_path=path)
         finished = True
     finally:
@@ -144,6 +148,15 @@ def play_command(
         click.echo(dumps_str(out))
         return
     _print_result(result, close_faults, replay)
+
+
+def own_file(path: str) -> None:
+    """Create the output file `path` (the organiser's only, 0600) if it is missing: an output must exist
+    before the bots start for the sandbox to mask it where it lies in a bot's folder."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    except OSError as exc:
+        raise ReplayError(f"cannot write the replay {clean(path, 300)}: {exc.strerror or exc}") from exc
 
 
 def _close_all(bots: list[BotProcess], close_faults: list[Fault]) -> None:

@@ -30,7 +30,7 @@ def serve_command(config: str, add: str | None, no_sandbox: bool, cluster: str |
         click.echo(f"participant {add!r} created; its token (shown once, keep it):")
         click.echo(token)
         return
-    from arena.cluster.spec import ClusterSpec
+    from arena.tournament.config.cluster import ClusterSpec
     from arena.sandbox.probe import probe
 
     support = probe()

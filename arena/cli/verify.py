@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from arena.cli import main
-from arena.referee.replay import load_replay
+from arena.replay import load_replay
 from arena.referee.verify import verify_replay
 from arena.textsafe import clean
 

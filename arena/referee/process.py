@@ -14,7 +14,7 @@ import time
 from typing import Callable, Mapping, Sequence
 
 from arena.errors import BotStartError
-from arena.referee.limits import Limits
+from arena.core.limits import Limits
 from arena.sandbox.launch import Launch
 
 
@@ -56,9 +56,9 @@ def spawn(
     run_argv, run_cwd, preexec = list(argv), cwd, resource_limiter(limits)
     full_env = dict(os.environ)
     full_env.update(env)
-    if launch is not None:
-        run_argv, run_cwd, full_env, preexec = list(launch.argv), launch.cwd, dict(launch.env), launch.preexec
     try:
+        if launch is not None:
+            return launch.popen()
         return subprocess.Popen(
             run_argv,
             stdin=subprocess.PIPE,

@@ -19,8 +19,8 @@ import yaml
 
 from arena.errors import ConfigError, GameError, ServerError
 from arena.games.registry import get_game
-from arena.referee.bot import Limits
-from arena.referee.clock import TimeControl
+from arena.core.limits import Limits
+from arena.core.time_control import TimeControl
 from arena.server.archive import ArchiveLimits
 
 ADMIN_ENV = "ARENA_ADMIN_TOKEN"

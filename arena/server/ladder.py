@@ -20,7 +20,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from arena.cluster.spec import ClusterSpec
+from arena.tournament.config.cluster import ClusterSpec
 from arena.jsonvalue import loads
 from arena.server import results
 from arena.server.config import ServerConfig
@@ -28,13 +28,13 @@ from arena.server.db import Database
 from arena.server.matchmaker import Candidate, next_tables
 from arena.server.signing import sign_replay
 from arena.textsafe import clean
-from arena.tournament.config import LIMITS_KEYS, EntrantConfig, TournamentConfig, parse
-from arena.tournament.executor import Executor
-from arena.tournament.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug, WorkerLost
-from arena.tournament.player import PlayerSetup
-from arena.tournament.pool import LocalPool
-from arena.tournament.ratings import FastRater
-from arena.tournament.schedule import ScheduledGame
+from arena.tournament.config.tournament import LIMITS_KEYS, EntrantConfig, TournamentConfig, parse
+from arena.tournament.run.executor import Executor
+from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug, WorkerLost
+from arena.tournament.run.player import PlayerSetup
+from arena.tournament.run.local_pool import LocalPool
+from arena.stats.ratings import FastRater
+from arena.tournament.schedule.plan import ScheduledGame
 
 
 def _entrant(bot: Any, i: int) -> dict[str, Any]:
@@ -135,7 +135,7 @@ class Ladder:
         setup = PlayerSetup(tournament_config(self.config, bots, self.sandbox))
         executor: Executor
         if self.cluster is not None:
-            from arena.cluster.executor import DaskExecutor
+            from arena.tournament.run.dask_pool import DaskExecutor
 
             executor = DaskExecutor(self.cluster)
         else:

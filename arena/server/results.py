@@ -1,7 +1,7 @@
 """Games in the server's store: reserving one, committing its result with the ratings it moves, and
 recomputing every rating from the stored games (the check that incremental rating never drifted).
 
-Ratings are TrueSkill through `arena.tournament.ratings` (ties symmetric, as `arena standings`), one
+Ratings are TrueSkill through `arena.stats.ratings` (ties symmetric, as `arena standings`), one
 game at a time in the order games finished (`games.seq`); nothing re-rates the store per game. A
 seat with faults extends its bot's run of faulty games; `fault_limit` in a row suspends the bot.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.jsonvalue import JSON, dumps, loads
 from arena.server.db import Database, now
-from arena.tournament.ratings import FastRater, RatingModel, RatingOverflow
+from arena.stats.ratings import FastRater, RatingModel, RatingOverflow
 
 MODEL = RatingModel()
 

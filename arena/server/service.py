@@ -13,7 +13,7 @@ import secrets
 import shutil
 from pathlib import Path
 
-from arena.cluster.spec import ClusterSpec
+from arena.tournament.config.cluster import ClusterSpec
 from arena.errors import ServerError, SubmissionRefused
 from arena.jsonvalue import dumps
 from arena.server.accounts import activate_bot, create_participant, participant_by_name

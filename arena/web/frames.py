@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from arena.errors import ReplayError
 from arena.jsonvalue import JSON
-from arena.referee.faults import Fault
-from arena.referee.replay import Decision
+from arena.core.faults import Fault
+from arena.replay import Decision
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.web.replay_source import GameRecord, Step
 

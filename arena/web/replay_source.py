@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from arena.errors import ReplayError
 from arena.games.base import GameState
 from arena.jsonvalue import JSON, dumps, loads
-from arena.referee.faults import Fault
-from arena.referee.replay import Decision, Replay, load_replay
+from arena.core.faults import Fault
+from arena.replay import Decision, Replay, load_replay
 from arena.referee.verify import SimStep, resimulate
 
 

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from arena.jsonvalue import loads
-from arena.referee.replay import Source, load_replay
+from arena.replay import Source, load_replay
+
+pytestmark = pytest.mark.process
 
 ROOT = Path(__file__).resolve().parents[2]
 DET = ROOT / "tests" / "tournament" / "bots" / "det_bot.py"

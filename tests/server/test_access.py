@@ -12,6 +12,8 @@ import pytest
 from tests.server.bots import python_random, zip_bytes, manifest
 from tests.server.server import ADMIN, ServerProcess
 
+pytestmark = [pytest.mark.process, pytest.mark.sandbox]
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:

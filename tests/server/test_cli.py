@@ -8,7 +8,11 @@ from pathlib import Path
 
 from arena.server.accounts import participant_by_token
 from arena.server.db import Database
+import pytest
+
 from tests.server.server import ServerProcess
+
+pytestmark = [pytest.mark.process, pytest.mark.sandbox]
 
 ARENA = [sys.executable, "-c", "import sys; from arena.cli import main; sys.argv[0]='arena'; main()"]
 

@@ -12,7 +12,11 @@ from arena.jsonvalue import loads
 from arena.server.db import Database
 from arena.server.results import recompute
 from arena.server.signing import check, read_public_key
+import pytest
+
 from tests.server.server import ServerProcess
+
+pytestmark = [pytest.mark.process, pytest.mark.sandbox]
 
 
 def _done(data: Path) -> dict[int, str]:

@@ -13,6 +13,8 @@ import pytest
 from tests.server.bots import broken, js_random, python_heuristic, python_random
 from tests.server.server import ServerProcess
 
+pytestmark = [pytest.mark.process, pytest.mark.sandbox]
+
 ARENA = [sys.executable, "-c", "import sys; from arena.cli import main; sys.argv[0]='arena'; main()"]
 
 

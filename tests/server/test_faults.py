@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.server.bots import sneaky
 from tests.server.server import ServerProcess
+
+pytestmark = [pytest.mark.process, pytest.mark.sandbox]
 
 
 def test_crashing_and_hanging_bots_are_suspended(tmp_path: Path) -> None:

@@ -12,18 +12,20 @@ from typing import Any, Callable
 
 import pytest
 
-from arena.tournament import config as tconfig
-from arena.tournament import runner
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run import runner
 
 from .test_runner import _group_gone, _start, _standings_json, _stored, _wait_for, small
-from .tournament_helpers import det_entrants
+from tests.support.tournament import det_entrants
+
+pytestmark = pytest.mark.process
 
 DIES = Path(__file__).parent / "bots" / "dies_bot.py"
 
 
 def _faults_by_entrant(store: Path) -> dict[int, list[str]]:
     """entrant index -> the kinds of the faults charged to its seats, in schedule order."""
-    from arena.tournament.store import Store
+    from arena.results.store import Store
 
     out: dict[int, list[str]] = {}
     with Store.open_existing(store) as s:
