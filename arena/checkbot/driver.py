@@ -20,7 +20,7 @@ from arena.jsonvalue import JSON, dumps_str
 from arena.protocol import ProtocolViolation, end_message, parse_answer, request_message, start_message
 from arena.checkbot.session import BotPipe, Line
 from arena.rng import Rng
-from arena.referee.process import describe_exit
+from arena.exits import describe_exit
 from arena.textsafe import clean
 
 UNKNOWN_TYPE = "x-checkbot-unknown"

@@ -41,6 +41,8 @@ def run_command(
     plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
     if plain:  # said before anything runs: these bots run as you, with your files and network
         click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false in the config'})", err=True)
+    for warning in cfg.warnings:
+        click.echo(f"arena: WARNING: {warning}", err=True)
     where = cluster if cluster is not None else cfg.cluster
     executor = None
     if where is not None:

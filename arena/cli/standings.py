@@ -41,6 +41,7 @@ def standings_command(
             "scheduled": info.total_games,
             "stop": info.stop.to_json() if info.stop is not None else None,
             "bot_faults": report.bot_faults_json(a.bot_faults),
+            "versions": {n: {"files": h, "hello": v} for n, h, v in a.versions},
             "uncertainty": statsreport.uncertainty_json(a.uncertainty, names),
         }
         if show_seats:
@@ -56,6 +57,8 @@ def standings_command(
         if info.stop is not None:
             click.echo(info.stop.line())
         click.echo(report.table(standings))
+        click.echo()
+        click.echo(statsreport.versions_text(a.versions))
         click.echo()
         click.echo(statsreport.intervals_text(standings, a.uncertainty, names))
         if show_seats:

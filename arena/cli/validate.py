@@ -37,3 +37,5 @@ def validate_command(config: str) -> None:
     click.echo(f"sandboxed entrants: {', '.join(sandboxed) or 'none'}; unsandboxed: {', '.join(plain) or 'none'}")
     for line in probe().report():
         click.echo(f"  {line}")
+    for warning in cfg.warnings:
+        click.echo(f"arena: WARNING: {warning}", err=True)

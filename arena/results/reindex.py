@@ -11,6 +11,7 @@ so results are never silently discarded; a store that holds no game takes any co
 from __future__ import annotations
 
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from arena.errors import StoreError
@@ -69,3 +70,35 @@ def reconcile(conn: sqlite3.Connection, path: Path, meta: dict[str, str], plan: 
 
 def _set_meta(conn: sqlite3.Connection, values: dict[str, str]) -> None:
     conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items())
+
+
+def supersede(conn: sqlite3.Connection, programs: tuple[str, ...]) -> list[tuple[str, int]]:
+    """Set aside the stored games of every entrant whose files changed since they were played (their
+    content hash differs from `programs`, by entrant index): moved to `superseded_games`, so they stay
+    in the store under the old version while the standings no longer count them and a run plays them
+    again. Records `programs` as the entrants' current hashes. Games stored before hashes were kept are
+    taken as played by the current files. Returns (entrant, games set aside) of each changed entrant."""
+    names = [row[0] for row in conn.execute("SELECT name FROM entrants ORDER BY idx")]
+    stale: dict[int, set[int]] = {}
+    for idx, seats, stored in conn.execute("SELECT idx, seats, programs FROM games WHERE programs IS NOT NULL").fetchall():
+        for e, h in zip(loads(seats), loads(stored)):
+            if isinstance(e, int) and e < len(programs) and h != programs[e]:
+                stale.setdefault(idx, set()).add(e)
+    changed: dict[int, int] = {}
+    for idx, who in stale.items():
+        conn.execute(
+            "INSERT INTO superseded_games SELECT ?, ?, idx, game_id, round, tbl, rotation, seed, seats, points, tiebreaks,"
+            " ranks, game_ranks, faults, fault_counts, versions, decisions, duration_s, replay_path, finished_at, key, programs"
+            " FROM games WHERE idx = ?",
+            (time.time(), dumps_str(sorted(names[e] for e in who)), idx),
+        )
+        conn.execute("DELETE FROM games WHERE idx = ?", (idx,))
+        for e in who:
+            changed[e] = changed.get(e, 0) + 1
+    if stale:
+        conn.execute("DELETE FROM ratings_cache")
+        conn.execute("DELETE FROM meta WHERE key = 'stop'")  # the stop rule decides again on the new games
+    conn.executemany("UPDATE entrants SET program = ? WHERE idx = ?", [(h, i) for i, h in enumerate(programs[: len(names)])])
+    for e in changed:
+        conn.execute("UPDATE entrants SET version = NULL WHERE idx = ?", (e,))  # its hello will say again
+    return [(names[e], n) for e, n in sorted(changed.items())]

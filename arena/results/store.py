@@ -26,7 +26,7 @@ from arena.errors import StoreError
 from arena.jsonvalue import JSON, dumps_str, loads
 from arena.core.faults import Fault, FaultKind
 from arena.results.lock import StoreLock
-from arena.results.reindex import Plan, differences, reconcile
+from arena.results.reindex import Plan, differences, reconcile, supersede
 from arena.results.stored import SCHEMA as _SCHEMA
 from arena.results.stored import SCHEMA_VERSION, RatedGame, StopRecord, StoredGame, StoreInfo, outside_arena, write_error
 
@@ -58,6 +58,8 @@ class Store:
         self.lock = lock  # held by a run: one writer per store
         self.reused = 0  # stored games kept when this store was opened for a changed config
         self._versioned: set[int] = set()  # entrants whose bot version is already recorded
+        self.programs: tuple[str, ...] = ()  # each entrant's content hash (botfiles), stored with each game
+        self.changed: list[tuple[str, int]] = []  # (entrant, games set aside) whose files changed since
 
     # --- opening --------------------------------------------------------------------------------------
 
@@ -85,11 +87,15 @@ class Store:
         total_games: int,
         fresh: bool = False,
         keys: Sequence[str] | None = None,
+        programs: Sequence[str] | None = None,
     ) -> "Store":
         """Open the store of this tournament for a run, creating it and taking its lock.
 
         With `keys` (each scheduled game's key), a store written under another config is reused when
         every game it holds is one this config plays too; without, only the same config resumes it.
+        With `programs` (each entrant's `botfiles.bot_hash`), the stored games of a bot whose files
+        changed since are set aside (kept in `superseded_games`, no longer counted) to be played again;
+        `changed` says whose and how many.
         """
         path = Path(path)
         try:
@@ -116,8 +122,12 @@ class Store:
         store = cls(path, conn, lock)
         try:
             conn.executescript(_SCHEMA)
-            if "key" not in {row[1] for row in conn.execute("PRAGMA table_info(games)")}:
-                conn.execute("ALTER TABLE games ADD COLUMN key TEXT")  # a store from before game keys
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+            for column in ("key", "programs"):  # a store from before game keys, or before bot hashes
+                if column not in columns:
+                    conn.execute(f"ALTER TABLE games ADD COLUMN {column} TEXT")
+            if "program" not in {row[1] for row in conn.execute("PRAGMA table_info(entrants)")}:
+                conn.execute("ALTER TABLE entrants ADD COLUMN program TEXT")
             meta = store._meta()
             if not meta:
                 store._initialise(name, game, fingerprint, identity, entrants, total_games)
@@ -132,6 +142,10 @@ class Store:
                     f"{path} holds results of a different config (differs in: {', '.join(differs) or 'version'}); "
                     "run with --fresh to discard them and start over, or set output.store to another file"
                 )
+            if programs is not None:
+                with store._transaction():
+                    store.changed = supersede(conn, tuple(programs))
+                store.programs = tuple(programs)
         except sqlite3.Error as exc:
             store.close()
             if outside_arena(exc):
@@ -260,6 +274,10 @@ class Store:
         stop = self.stop()
         return None if stop is None else stop.games
 
+    def entrant_versions(self) -> list[tuple[str, str | None, str | None]]:
+        """(name, content hash of its files, the version its hello gave) of every entrant, by index."""
+        return list(self.conn.execute("SELECT name, program, version FROM entrants ORDER BY idx"))
+
     def entrant_names(self) -> list[str]:
         return [row[0] for row in self.conn.execute("SELECT name FROM entrants ORDER BY idx")]
 
@@ -268,12 +286,12 @@ class Store:
 
     _INSERT = (
         "INSERT INTO games (idx, game_id, round, tbl, rotation, seed, seats, points, tiebreaks, ranks,"
-        " game_ranks, faults, fault_counts, versions, decisions, duration_s, replay_path, finished_at, key)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " game_ranks, faults, fault_counts, versions, decisions, duration_s, replay_path, finished_at, key, programs)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
 
-    @staticmethod
-    def _row(game: StoredGame) -> tuple[Any, ...]:
+    def _row(self, game: StoredGame) -> tuple[Any, ...]:
+        programs = dumps_str([self.programs[e] for e in game.seats]) if self.programs else None
         return (
             game.index,
             game.game_id,
@@ -294,6 +312,7 @@ class Store:
             game.replay_path,
             time.time(),
             game.key,
+            programs,
         )
 
     def record_many(self, games: Sequence[StoredGame]) -> None:

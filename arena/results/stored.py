@@ -20,7 +20,8 @@ CREATE TABLE IF NOT EXISTS entrants (
     idx INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
     command TEXT NOT NULL,
-    version TEXT
+    version TEXT,
+    program TEXT                      -- content hash of the bot's files (botfiles.bot_hash) for the games stored now
 );
 CREATE TABLE IF NOT EXISTS games (
     idx INTEGER PRIMARY KEY,          -- the game's place in the schedule: unique, so never stored twice
@@ -41,7 +42,15 @@ CREATE TABLE IF NOT EXISTS games (
     duration_s REAL NOT NULL,
     replay_path TEXT,
     finished_at REAL NOT NULL,
-    key TEXT                          -- the game's identity (rules, seed, seats): reused across configs
+    key TEXT,                         -- the game's identity (rules, seed, seats): reused across configs
+    programs TEXT                     -- JSON: each seat's bot content hash when the game was played
+);
+CREATE TABLE IF NOT EXISTS superseded_games (  -- games of an earlier version of a bot, kept but not counted
+    superseded_at REAL NOT NULL,
+    changed TEXT NOT NULL,            -- JSON: the entrants whose files changed since
+    idx INTEGER, game_id TEXT, round INTEGER, tbl INTEGER, rotation INTEGER, seed INTEGER, seats TEXT,
+    points TEXT, tiebreaks TEXT, ranks TEXT, game_ranks TEXT, faults TEXT, fault_counts TEXT, versions TEXT,
+    decisions INTEGER, duration_s REAL, replay_path TEXT, finished_at REAL, key TEXT, programs TEXT
 );
 CREATE TABLE IF NOT EXISTS bot_faults (  -- found when a bot process was closed, outside any game
     id INTEGER PRIMARY KEY AUTOINCREMENT,

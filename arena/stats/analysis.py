@@ -42,6 +42,7 @@ class Analysis:
     uncertainty: Uncertainty
     seats: SeatReport
     bot_faults: tuple[tuple[str, Fault], ...]  # found when bots were closed: (entrant, fault), stderr tail kept
+    versions: tuple[tuple[str, str | None, str | None], ...]  # (entrant, hash of its files, version from its hello)
     collusion: CollusionReport | None = None
 
 
@@ -53,9 +54,10 @@ def analyse(store_path: str | os.PathLike[str], options: AnalysisOptions = Analy
         standings = tuple(store_standings(store))
         bot_faults = tuple(store.bot_faults())
         games = tuple(store.counted_games())
+        versions = tuple(store.entrant_versions())
     index = {n: i for i, n in enumerate(names)}
     uncertainty = estimate(list(games), len(names), [index[s.name] for s in standings], confidence=options.confidence,
                            resamples=options.resamples, rating_resamples=options.rating_resamples, seed=options.seed)
     seats = seat_report(list(games), len(names))
     collusion = detect(list(games), len(names)) if options.collusion else None
-    return Analysis(info, names, standings, games, uncertainty, seats, bot_faults, collusion)
+    return Analysis(info, names, standings, games, uncertainty, seats, bot_faults, versions, collusion)

@@ -24,16 +24,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from statistics import NormalDist
 from typing import Sequence
 
 import numpy as np
 
 from arena.jsonvalue import JSON
 from arena.stats import tdist
-from arena.stats.uncertainty import GameLike
+from arena.stats.uncertainty import DealGame, deal_of
 
-_NORMAL = NormalDist()
+Z_CAP = 1e6  # a perfectly consistent effect (zero residual variance) counts as this many standard errors
 
 
 @dataclass(frozen=True)
@@ -92,23 +91,23 @@ def _pairwise(ranks: Sequence[int], a: int, c: int) -> float:
 class _Data:
     """Games grouped by deal block, with each entrant's overall pairwise score against each other."""
 
-    def __init__(self, games: Sequence[GameLike], entrants: int) -> None:
+    def __init__(self, games: Sequence[DealGame], entrants: int) -> None:
         self.entrants = entrants
-        blocks: dict[tuple[int, int], list[GameLike]] = {}
+        blocks: dict[tuple[int, tuple[int, ...]], list[DealGame]] = {}
         total = [[0.0] * entrants for _ in range(entrants)]
         count = [[0] * entrants for _ in range(entrants)]
         for g in games:
-            blocks.setdefault((g.round, g.table), []).append(g)
+            blocks.setdefault(deal_of(g), []).append(g)
             for s, a in enumerate(g.seats):
                 for t, c in enumerate(g.seats):
                     if a != c:
                         total[a][c] += _pairwise(g.ranks, s, t)
                         count[a][c] += 1
-        self.blocks = [blocks[k] for k in sorted(blocks)]
+        self.blocks = list(blocks.values())
         self.members = [frozenset(e for g in b for e in g.seats) for b in self.blocks]
         self.score = [[total[a][c] / count[a][c] if count[a][c] else 0.5 for c in range(entrants)] for a in range(entrants)]
 
-    def residual(self, block: Sequence[GameLike], a: int, b: int) -> float | None:
+    def residual(self, block: Sequence[DealGame], a: int, b: int) -> float | None:
         acc, n = 0.0, 0
         for g in block:
             for s, x in enumerate(g.seats):
@@ -151,13 +150,12 @@ class _Data:
         contrast[names.index(b)] = 1.0
         diff = float(contrast @ coef)
         var = sigma2 * float(contrast @ np.linalg.pinv(x.T @ x) @ contrast)
-        if var <= 1e-300:
-            return DirectedEffect(a, b, diff, 0.0 if diff == 0 else math.copysign(math.inf, diff), n_with, n_without)
-        t = diff / math.sqrt(var)
-        # the normal score with the same tail probability as t on `dof` degrees of freedom: with few
-        # rounds a plain z would flag too often
-        p = max(tdist.two_sided_p(t, int(dof)), 1e-300)
-        return DirectedEffect(a, b, diff, math.copysign(_NORMAL.inv_cdf(1 - p / 2), t), n_with, n_without)
+        t = diff / math.sqrt(var) if var > 0 else math.copysign(math.inf, diff) if diff else 0.0
+        # the normal score with the same tail probability as t on `dof` degrees of freedom (with few
+        # rounds a plain z would flag too often), through the log of the tail: a blatant effect has a
+        # p-value far below the smallest double, and must still come out as a (large) score
+        z = min(tdist.normal_score(tdist.log_two_sided_p(t, int(dof))), Z_CAP)
+        return DirectedEffect(a, b, diff, math.copysign(z, t), n_with, n_without)
 
 
 def _mean(xs: Sequence[float]) -> float:
@@ -181,7 +179,7 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return out
 
 
-def _tests(games: Sequence[GameLike], entrants: int, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], PairFlag]:
+def _tests(games: Sequence[DealGame], entrants: int, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], PairFlag]:
     data = _Data(games, entrants)
     out = {}
     for a, b in pairs:
@@ -194,14 +192,14 @@ def _tests(games: Sequence[GameLike], entrants: int, pairs: Sequence[tuple[int, 
             partner_gain=partner.difference,
             feeder_loss=-feeder.difference if feeder.difference is not None else None,
             z=abs(z) if z is not None else None,
-            p=2 * (1 - _NORMAL.cdf(abs(z))) if z is not None else None,
+            p=math.exp(tdist.log_normal_two_sided(z)) if z is not None else None,
             p_adjusted=None,
             flagged=False,
         )
     return out
 
 
-def detect(games: Sequence[GameLike], entrants: int, alpha: float = 0.05) -> CollusionReport:
+def detect(games: Sequence[DealGame], entrants: int, alpha: float = 0.05) -> CollusionReport:
     """Test every unordered pair of entrants (Holm step-down); flag those adjusted to at most alpha.
 
     After a pair is flagged, the blocks where it sits together are left out of the later steps: a
@@ -215,10 +213,11 @@ def detect(games: Sequence[GameLike], entrants: int, alpha: float = 0.05) -> Col
     together: list[tuple[int, int]] = []
     running = 0.0
     while True:
-        testable = sorted((t.p, key) for key, t in current.items() if t.p is not None)
+        testable = sorted((-(t.z or 0.0), key) for key, t in current.items() if t.p is not None)
         if not testable:
             break
-        p, key = testable[0]
+        key = testable[0][1]  # the largest z: the smallest p, also where p underflows to 0
+        p = current[key].p or 0.0
         running = max(running, min(1.0, (m - len(done)) * p))
         flag = running <= alpha
         done.append(replace(current.pop(key), p_adjusted=running, flagged=flag))

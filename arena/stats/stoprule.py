@@ -4,7 +4,13 @@ The test, checked after each whole round r >= min_rounds (whole rounds keep the 
 rank the entrants by average rank over rounds 0..r-1; for each adjacent pair (a ahead of b), or only
 the pairs that decide the top k places, take the per-round difference of their average ranks (a
 round is a replicate of the whole design: every table, every seating, a fresh deal), and a Student t
-test of "no difference" on those r values. Stop when every pair is ordered at the rule's level.
+test of "no difference" on those r values, its p-value never below 2^(1 - r): the smallest p-value r
+rounds can give when nothing is assumed about the shape of the differences (a sign-flip test: under
+"no difference" each round's difference is as likely to have either sign), so a pair whose few
+differences happen to be all equal is not taken as certain. A pair equal in every one of r rounds
+(two bots that always crash share the last place) is settled as a tie once 2^(1 - r) is within the
+level: were they not tied, some round would have told them apart. Stop when every pair is ordered, or
+tied, at the rule's level.
 
 Why the level is split: looking after every round and stopping at the first look that passes makes
 a fixed-level test wrong far more often than its level. The rule spends 1 - confidence over the
@@ -51,10 +57,21 @@ class PairTest:
     behind: int
     difference: float  # behind's average rank minus ahead's (>= 0)
     t: float
-    p: float  # two-sided p-value of "no difference"
+    p: float  # two-sided p-value of "no difference" (at least 2^(1 - rounds))
+    tied: bool = False  # equal average ranks in every round tested
+    rounds: int = 0  # how many rounds had both
+
+    def settled(self, level: float) -> bool:
+        """Ordered at `level`, or tied in so many rounds that a difference would have shown."""
+        return self.p <= level or (self.tied and self.floor <= level)
+
+    @property
+    def floor(self) -> float:
+        return min(1.0, 2.0 ** (1 - self.rounds))
 
     def to_json(self) -> dict[str, JSON]:
-        return {"ahead": self.ahead, "behind": self.behind, "difference": self.difference, "t": self.t, "p": self.p}
+        return {"ahead": self.ahead, "behind": self.behind, "difference": self.difference, "t": self.t, "p": self.p,
+                "tied": self.tied}
 
 
 @dataclass(frozen=True)
@@ -69,10 +86,15 @@ class StopDecision:
         """A short state for the progress line, e.g. `settled 2/3, weakest p=0.004>0.001`."""
         if not self.pairs:
             return self.reason
-        done = sum(1 for p in self.pairs if p.p <= self.level)
-        weakest = max(self.pairs, key=lambda p: p.p)
+        done = sum(1 for p in self.pairs if p.settled(self.level))
+        weakest = weakest_pair(self.pairs, self.level)
         state = "STOP" if self.stop else f"weakest p={weakest.p:.2g}>{self.level:.2g}"
         return f"settled {done}/{len(self.pairs)} after {self.rounds} rounds, {state}"
+
+
+def weakest_pair(pairs: Sequence[PairTest], level: float) -> PairTest:
+    """The pair furthest from settled: an unsettled one with the largest p-value, if any."""
+    return max(pairs, key=lambda p: (not p.settled(level), p.p))
 
 
 def t_two_sided_p(t: float, df: int) -> float:
@@ -96,15 +118,17 @@ def pair_test(per_round: Sequence[Sequence[float | None]], a: int, b: int) -> Pa
     """Paired t test over rounds of b's average rank minus a's (positive: a is ahead)."""
     diffs = [row[b] - row[a] for row in per_round if row[a] is not None and row[b] is not None]  # type: ignore[operator]
     n = len(diffs)
+    tied = bool(diffs) and all(d == 0 for d in diffs)
     if n < 2:
-        return PairTest(a, b, diffs[0] if diffs else 0.0, 0.0, 1.0)
+        return PairTest(a, b, diffs[0] if diffs else 0.0, 0.0, 1.0, tied, n)
     mean = sum(diffs) / n
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
     if var == 0:
         t = 0.0 if mean == 0 else math.copysign(math.inf, mean)
     else:
         t = mean / math.sqrt(var / n)
-    return PairTest(a, b, mean, t, t_two_sided_p(t, n - 1) if t else 1.0)
+    p = t_two_sided_p(t, n - 1) if t else 1.0
+    return PairTest(a, b, mean, t, max(p, 2.0 ** (1 - n)), tied, n)
 
 
 def decide(games: Sequence[GameLike], entrants: int, rounds: int, max_rounds: int, rule: StopRule) -> StopDecision:
@@ -125,7 +149,7 @@ def decide(games: Sequence[GameLike], entrants: int, rounds: int, max_rounds: in
     if rule.top is not None:
         pairs = pairs[: rule.top]
     tests = tuple(pair_test(per_round, a, b) for a, b in pairs)
-    stop = bool(tests) and all(t.p <= level for t in tests) and rounds < max_rounds
+    stop = bool(tests) and all(t.settled(level) for t in tests) and rounds < max_rounds
     return StopDecision(stop, rounds, level, tests, "settled" if stop else "not settled")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -41,6 +42,46 @@ def two_sided_p(t: float, df: int) -> float:
     if math.isinf(t):
         return 0.0
     return betainc(df / 2.0, 0.5, df / (df + t * t))
+
+
+def log_two_sided_p(t: float, df: int) -> float:
+    """log P(|T| >= |t|), accurate far below the smallest double (a blatant effect has p = 1e-400)."""
+    if math.isinf(t):
+        return -math.inf
+    a, b = df / 2.0, 0.5
+    x = df / (df + t * t)
+    if x >= (a + 1) / (a + b + 2):
+        return math.log(max(betainc(a, b, x), 1e-320))
+    log_x = math.log(df) - 2 * math.log(abs(t)) - math.log1p(df / (t * t))  # x itself may underflow
+    lnfront = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * log_x + b * math.log1p(-x)
+    return lnfront + math.log(_betacf(a, b, x)) - math.log(a)
+
+
+def normal_score(log_p: float) -> float:
+    """The z >= 0 whose two-sided normal tail is exp(log_p): P(|Z| >= z) = exp(log_p), for any log_p <= 0
+    (no rounding of 1 - p/2 to 1.0: small tails go through their logarithm)."""
+    if log_p >= 0:
+        return 0.0
+    if math.isinf(log_p):
+        return math.inf
+    if log_p > -700:
+        return -NormalDist().inv_cdf(math.exp(log_p) / 2)
+    # Mills' ratio: log P(Z >= z) = -z^2/2 - log z - log(2 pi)/2 + log(1 - 1/z^2 + 3/z^4), z > 37
+    z = math.sqrt(-2 * log_p)
+    for _ in range(50):
+        tail = -math.log(z) - 0.5 * math.log(2 * math.pi) + math.log1p(-1 / z**2 + 3 / z**4)
+        z = math.sqrt(2 * (math.log(2) + tail - log_p))
+    return z
+
+
+def log_normal_two_sided(z: float) -> float:
+    """log P(|Z| >= |z|) for a standard normal Z, without underflow."""
+    z = abs(z)
+    if math.isinf(z):
+        return -math.inf
+    if z < 30:
+        return math.log(math.erfc(z / math.sqrt(2)))
+    return math.log(2) - z * z / 2 - math.log(z) - 0.5 * math.log(2 * math.pi) + math.log1p(-1 / z**2 + 3 / z**4)
 
 
 def quantile(q: float, df: int) -> float:

@@ -137,3 +137,37 @@ def test_game_ms_is_set_in_the_yaml_and_changes_the_fingerprint(write_config: Ca
     assert len({limited.fingerprint(), unlimited.fingerprint(), tconfig.load(write_config(small(1), "d.yaml")).fingerprint()}) == 3
     with pytest.raises(Exception, match=r"time_control\.game_ms: expected a number >= 1, got 0"):
         tconfig.load(write_config(small(1, time_control={"game_ms": 0}), "z.yaml"))
+
+
+def test_an_edited_bot_is_a_new_version_whose_games_are_played_again(write_config: Callable[..., Path], tmp_path: Path) -> None:
+    # Before: the store looked at the command line only, so an edited bot (same file name) kept
+    # v1's games and standings: `12/12 games stored (0 played now)`.
+    import io
+
+    from arena.results.store import Store
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    script = folder / "bot.py"
+    script.write_text(BOT.read_text(encoding="utf-8"), encoding="utf-8")
+    data = small(1, output={"store": "edit.sqlite"})
+    data["entrants"][0]["command"][1] = str(script)
+    path = write_config(data, "edit.yaml")
+    first = runner.run(tconfig.load(path), concurrency=1, quiet=True)
+    assert first.played == 12 and first.changed == []
+    same = runner.run(tconfig.load(path), concurrency=1, quiet=True)
+    assert same.played == 0 and same.changed == []  # unchanged files: nothing to play
+    (folder / "notes.txt").write_text("a file beside the bot counts too\n", encoding="utf-8")
+    script.write_text(script.read_text(encoding="utf-8") + "\n# version 2\n", encoding="utf-8")
+    said = io.StringIO()
+    second = runner.run(tconfig.load(path), concurrency=1, quiet=True, notices=said)
+    assert second.changed == [("bot0", 9)] and second.played == 9  # bot0 sits at 3 of the 4 tables
+    assert "bot bot0 changed since the stored games: playing its 9 game(s) again" in said.getvalue()
+    with sqlite3.connect(second.store) as conn:
+        (kept,) = conn.execute("SELECT COUNT(*) FROM superseded_games").fetchone()
+        assert kept == 9  # the old version's games stay in the store
+    with Store.open_existing(second.store) as store:
+        versions = store.entrant_versions()
+    assert versions[0][1] != versions[1][1] and all(v[1] for v in versions)
+    result = CliRunner().invoke(main, ["standings", str(second.store)])
+    assert "versions: bot0 files " + str(versions[0][1]) in result.output

@@ -45,7 +45,7 @@ def config(tmp_path: Path, **top: object) -> dict[str, object]:
 
 def test_the_default_is_on_with_safe_limits(tmp_path):
     cfg = tconfig.parse(config(tmp_path), tmp_path / "t.yaml")
-    assert all(dataclasses.replace(e.sandbox, hide=(), show_cwd=True) == SandboxPolicy() for e in cfg.entrants)
+    assert all(dataclasses.replace(e.sandbox, hide=(), private=(), show_cwd=True) == SandboxPolicy() for e in cfg.entrants)
     assert all(not e.sandbox.show_cwd and str(tmp_path / "s.sqlite") in e.sandbox.hide for e in cfg.entrants)
     assert SandboxPolicy().scratch is Scratch.FRESH and not SandboxPolicy().writable_folder
 

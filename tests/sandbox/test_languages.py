@@ -76,7 +76,8 @@ def test_a_tournament_has_identical_standings_sandboxed_and_not(c_bot, tmp_path)
             "name": "same",
             "game": "kododo",
             "players": 3,
-            "entrants": [{"name": n, "command": list(cmds[n])} for n in ("c", "python", "js", "kododo-heuristic")],
+            "entrants": [{"name": n, "command": list(cmds[n]), "sandbox": {"shared_folder": True}}  # one folder, two samples
+                         for n in ("c", "python", "js", "kododo-heuristic")],
             "schedule": {"rounds": 1},
             "seed": 3,
             "sandbox": sandboxed,

@@ -31,6 +31,7 @@ entrants:
 schedule: {{format: round-robin, rotations: none, rounds: 2}}
 seed: 3
 concurrency: 1
+sandbox: {{shared_folder: true}}  # the sample bots share sample_bots/python
 output: {{store: {out}/cup.sqlite, replays: {out}/replays, report: {out}/report}}
 """
 

@@ -143,21 +143,15 @@ def test_report_standings_hold_the_intervals_arena_standings_prints(store_path: 
     assert "avg rank (95% interval)</th><th>P(ahead of next)</th>" in table
     rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S)
     assert len(rows) == 3
-    for name, row in zip(order, rows):
-        est, low, high = (float(x) for x in re.search(  # type: ignore[union-attr]
-            r'data-col="avg_rank_interval" data-estimate="([-\d.]+)" data-low="([-\d.]+)" data-high="([-\d.]+)"', row).groups())
-        assert [est, low, high] == pytest.approx(entrants[name]["avg_rank"], abs=1e-6)
-        assert low <= est <= high and low < high
-        p = re.search(r'data-col="p_ahead_of_next"(?: data-p="([\d.]+)")?', row).group(1)  # type: ignore[union-attr]
-        if entrants[name]["p_ahead_of_next"] is None:
-            assert p is None
-        else:
-            assert float(p) == pytest.approx(entrants[name]["p_ahead_of_next"], abs=1e-6)
+    # three deals at one table: too few for an interval (df = 3 - 1 < 3); both say so, neither prints one
+    assert all(entrants[name]["avg_rank"] is None and entrants[name]["p_ahead_of_next"] is None for name in order)
+    assert expected["uncertainty"]["note"].startswith("no intervals yet")
+    for row in rows:
+        assert '<td data-col="avg_rank_interval">-</td><td data-col="p_ahead_of_next">-</td>' in row
+    assert "How sure: no intervals yet" in text
     # by hand: the average ranks over the three games (alpha 1, 3, 1; beta 2, 1, 3; gamma 3, 1, 2)
-    ests = {name: entrants[name]["avg_rank"][0] for name in order}
+    ests = {s["name"]: s["avg_rank"] for s in expected["standings"]}
     assert ests == {"alpha": pytest.approx(5 / 3), "beta": pytest.approx(2.0), NAMES[2]: pytest.approx(2.0)}
-    assert p is None  # the last entrant has no next
-    assert "bootstrap over 3 deal blocks" in text
 
 
 def test_report_neighbours_by_hand(store_path: Path, tmp_path: Path) -> None:

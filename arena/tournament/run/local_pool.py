@@ -22,7 +22,7 @@ from multiprocessing.process import BaseProcess
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTask, Stop, WorkerLost
 from arena.tournament.run.player import PlayerSetup
 from arena.tournament.run.signals import sigint_ignored, uninterrupted
-from arena.referee.process import describe_exit
+from arena.exits import describe_exit
 from arena.tournament.run.local_worker import worker_main
 
 PREFETCH = 2  # tasks queued per worker: one playing, one ready

@@ -2,8 +2,10 @@
 
 A stop rule (e.g. "the top entrant is clear of the rest") sees exactly the games of rounds 0..r and
 their ratings, in schedule order, so its answer never depends on concurrency or on what else finished.
-When a rule is given, no game of round r+1 starts before round r is complete; a resumed run asks it
-again about every complete round, in order, so it stops where an uninterrupted run stopped.
+When a rule is given, no game of round r+1+lookahead starts before round r is complete (lookahead 0
+by default; a match's rounds are two games, so it lets -j N keep N games busy: games played past the
+stop are stored but count nowhere); a resumed run asks it again about every complete round, in
+order, so it stops where an uninterrupted run stopped.
 """
 
 from __future__ import annotations
@@ -53,8 +55,10 @@ class RoundGate:
         model: RatingModel,
         entrants: int,
         on_stop: Callable[[int], None] | None = None,
+        lookahead: int = 0,
     ) -> None:
         self.rule = rule
+        self.lookahead = lookahead  # rounds after the open one that may start before the rule has spoken
         self.on_stop = on_stop  # called with the round after which the rule stopped, once
         self.store = store
         self.missing: dict[int, int] = {}
@@ -80,7 +84,7 @@ class RoundGate:
     def allows(self, game: ScheduledGame) -> bool:
         if self.rule is None:
             return True
-        return not self.stopped and game.round <= self.open
+        return not self.stopped and game.round <= self.open + self.lookahead
 
     def finished(self, index: int) -> None:
         rnd = self.round_of[index]

@@ -27,12 +27,13 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable, Sequence, TextIO
 
 from arena.errors import ArenaError, OutputError, RunnerError
 from arena.core.faults import Fault
 from arena.textsafe import NAME_CHARS, clean
 from arena.tournament.schedule import plan as sched
+from arena.results.botfiles import bot_hash
 from arena.tournament.config.tournament import TournamentConfig
 from arena.tournament.run.executor import Executor, InlineExecutor
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug, WorkerLost
@@ -63,6 +64,7 @@ class RunSummary:
     standings: list[Standing] = field(default_factory=list)
     bot_faults: list[tuple[str, Fault]] = field(default_factory=list)  # outside games: closing, starting
     reused: int = 0  # stored games of an earlier config given their place in this one
+    changed: list[tuple[str, int]] = field(default_factory=list)  # (entrant, games set aside): its files changed
     workers_lost: int = 0
     stopped_after_round: int | None = None  # the round after which `stop_rule` stopped the run
     stop: StopRecord | None = None  # what the store records of that stop
@@ -81,6 +83,15 @@ class RunSummary:
         return self.decisions / self.duration_s if self.duration_s > 0 else 0.0
 
 
+def changed_lines(changed: Sequence[tuple[str, int]]) -> list[str]:
+    """What a run says of each bot whose files changed since its stored games (`Store.changed`)."""
+    return [
+        f"arena: bot {clean(name, NAME_CHARS)} changed since the stored games: playing its {n} game(s) again "
+        "(the old ones stay in the store under the old version, no longer counted)"
+        for name, n in changed
+    ]
+
+
 def open_store(config: TournamentConfig, fresh: bool = False) -> Store:
     rules = config.rules_key()
     return Store.create_or_resume(
@@ -93,12 +104,19 @@ def open_store(config: TournamentConfig, fresh: bool = False) -> Store:
         total_games=sched.count(config.schedule),
         fresh=fresh,
         keys=[config.game_key(g, rules) for g in config.games()],
+        programs=[bot_hash(e.command, e.cwd) for e in config.entrants],
     )
 
 
 def check_outputs(config: TournamentConfig) -> None:
     """Fail before any game when the replays folder cannot be written, naming it. A folder arena
-    creates is the organiser's only (0700): replays hold every seat's private draws and hands."""
+    creates is the organiser's only (0700): replays hold every seat's private draws and hands.
+    The report's folder is made now too, so that the sandbox can mask it from the bots (view.masks)."""
+    if config.report is not None:
+        try:
+            config.report.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"cannot make the report folder {config.report}: {exc.strerror or exc}") from exc
     if config.replays is None:
         return
     probe = config.replays / f".arena-write-test-{os.getpid()}"
@@ -130,11 +148,15 @@ def run(
     executor: Executor | None = None,
     stop_rule: ShouldStop | None = None,
     notices: TextIO | None = None,
+    lookahead: int = 0,
+    status: Callable[[], str] | None = None,
 ) -> RunSummary:
     """Play every game of the schedule that the store does not hold yet, then rate them all.
 
     `executor` defaults to in-process play for one game at a time, else a `LocalPool`; `notices`
-    (default stderr) gets one line per event the user should know of, such as a lost worker.
+    (default stderr) gets one line per event the user should know of, such as a lost worker;
+    `lookahead` rounds may start before `stop_rule` has answered about the round before them (games past
+    the stop are stored, uncounted); `status` is shown on the progress line (default: the config's rule).
     """
     n_workers = concurrency or config.concurrency or os.cpu_count() or 1
     restart = config.restart_bots if restart_bots is None else restart_bots
@@ -142,6 +164,8 @@ def run(
     check_outputs(config)
     store = open_store(config, fresh)
     try:
+        for line in changed_lines(store.changed):
+            print(line, file=notices if notices is not None else sys.stderr, flush=True)
         done = store.done_indices()
         rules = config.rules_key()
         todo = deque(GameTask(g, config.game_key(g, rules)) for g in schedule if g.index not in done)
@@ -149,7 +173,8 @@ def run(
         names = config.names
         settled = SettledHook(config.stop, names, config.schedule.rounds) if stop_rule is None and config.stop else None
         hook = stop_rule or settled
-        status = settled.progress if settled is not None else None
+        if status is None and settled is not None:
+            status = settled.progress
         progress = None if quiet else Progress(len(schedule), len(done), progress_stream, status=status)
 
         def leader() -> str:
@@ -167,7 +192,7 @@ def run(
             if store.stop() != record:
                 store.set_stop(record)
 
-        gate = RoundGate(schedule, done, hook, store, model, len(names), on_stop=record_stop)
+        gate = RoundGate(schedule, done, hook, store, model, len(names), on_stop=record_stop, lookahead=lookahead)
         if not gate.stopped and store.stop() is not None:
             store.set_stop(None)  # stopped by another rule, or none: this run plays on, and counts all it plays
         started = time.monotonic()
@@ -197,6 +222,7 @@ def run(
             standings=standings,
             bot_faults=list(state.bot_faults),
             reused=store.reused,
+            changed=list(store.changed),
             workers_lost=state.workers_lost,
             stopped_after_round=gate.stopped_after,
             stop=store.stop(),

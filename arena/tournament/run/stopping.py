@@ -17,7 +17,7 @@ from typing import Sequence
 from arena.jsonvalue import JSON
 from arena.textsafe import NAME_CHARS, clean
 from arena.tournament.run.rounds import RoundEnd
-from arena.stats.stoprule import StopDecision, StopRule, decide
+from arena.stats.stoprule import StopDecision, StopRule, decide, weakest_pair
 from arena.results.stored import StopRecord
 
 
@@ -53,8 +53,8 @@ class SettledHook:
             return "no round complete yet"
         if not d.pairs:
             return d.reason
-        done = sum(1 for p in d.pairs if p.p <= d.level)
-        weakest = max(d.pairs, key=lambda p: p.p)
+        done = sum(1 for p in d.pairs if p.settled(d.level))
+        weakest = weakest_pair(d.pairs, d.level)
         scope = "adjacent pairs" if self.rule.top is None else f"pairs deciding the top {self.rule.top}"
         if d.stop:
             verdict = "settled"
@@ -63,6 +63,11 @@ class SettledHook:
         else:
             verdict = "not settled"
         sign = "<=" if weakest.p <= d.level else ">"
+        if weakest.settled(d.level) and weakest.tied:
+            return (
+                f"{verdict} after {d.rounds} rounds: {done}/{len(d.pairs)} {scope} ordered or tied at confidence "
+                f"{self.rule.confidence:g}; {self.names[weakest.ahead]} and {self.names[weakest.behind]} tied in every round"
+            )
         return (
             f"{verdict} after {d.rounds} rounds: {done}/{len(d.pairs)} {scope} ordered at confidence "
             f"{self.rule.confidence:g}; weakest {self.names[weakest.ahead]} ahead of {self.names[weakest.behind]}, "

@@ -21,6 +21,12 @@ from arena.tournament.schedule.seating import neighbour_cycles, neighbour_seatin
 class Format(enum.Enum):
     ROUND_ROBIN = "round-robin"  # every table of k distinct entrants
     GAUNTLET = "gauntlet"  # each candidate against every table of k-1 others from the field
+    MATCH = "match"  # `arena match`: entrant 0 (NEW) and 1 (OLD) each play every deal in the same seat
+    MATCH_UNPAIRED = "match-unpaired"  # the same, but OLD's game of a round has a deal of its own (to measure pairing)
+
+
+MATCH_FORMATS = (Format.MATCH, Format.MATCH_UNPAIRED)
+CONFIG_FORMATS = (Format.ROUND_ROBIN, Format.GAUNTLET)  # what a tournament's YAML may name; `arena match` sets the others
 
 
 class Rotations(enum.Enum):
@@ -136,12 +142,41 @@ def validate(spec: ScheduleSpec) -> None:
         raise ScheduleError("candidates are only for the gauntlet format")
     if spec.format is Format.ROUND_ROBIN and spec.entrants < 2:
         raise ScheduleError("a round-robin needs at least 2 entrants")
+    if spec.format in MATCH_FORMATS:
+        if spec.entrants < 2 or (spec.seats > 2 and spec.entrants < 3):
+            raise ScheduleError(f"a match of {spec.seats} seats needs NEW, OLD and, for more than 2 seats, a filler bot")
+        return
     _tables(spec)  # raises when the seats cannot be filled
+
+
+def _match_games(spec: ScheduleSpec) -> Iterator[ScheduledGame]:
+    """Two games a round, on one deal. 2 seats: NEW and OLD, then the seats swapped (fastchess's game
+    pair). More seats: NEW in seat r mod k, the fillers (entrants 2.., rotating with the round) in the
+    others; then OLD in NEW's seat, everything else the same, the game id too (so a filler that seeds
+    itself from the game id plays the same until NEW and OLD differ). Unpaired: OLD's deal is its own."""
+    k, fillers = spec.seats, list(range(2, spec.entrants))
+    for rnd in range(spec.rounds):
+        seed = derive_seed(spec.master_seed, "deal", rnd, "match")
+        if k == 2:
+            first: tuple[int, ...] = (0, 1)
+            second: tuple[int, ...] = (1, 0)
+        else:
+            others = [fillers[(j + rnd) % len(fillers)] for j in range(k - 1)]
+            seat = rnd % k
+            first = (*others[:seat], 0, *others[seat:])
+            second = (*others[:seat], 1, *others[seat:])
+        yield ScheduledGame(2 * rnd, rnd, 0, 0, first, seed)
+        if spec.format is Format.MATCH_UNPAIRED:
+            yield ScheduledGame(2 * rnd + 1, rnd, 1, 0, second, derive_seed(spec.master_seed, "deal", rnd, "unpaired"))
+        else:
+            yield ScheduledGame(2 * rnd + 1, rnd, 0, 0 if k > 2 else 1, second, seed)
 
 
 def count(spec: ScheduleSpec) -> int:
     """The number of games, without building them (for progress bars and checks)."""
     validate(spec)
+    if spec.format in MATCH_FORMATS:
+        return 2 * spec.rounds
     per_table = {
         Rotations.CYCLIC: spec.seats,
         Rotations.ALL: math.factorial(spec.seats),
@@ -154,6 +189,9 @@ def count(spec: ScheduleSpec) -> int:
 def games(spec: ScheduleSpec) -> Iterator[ScheduledGame]:
     """Every game, in schedule order: round by round, so a partial run has met everyone evenly."""
     validate(spec)
+    if spec.format in MATCH_FORMATS:
+        yield from _match_games(spec)
+        return
     tables = _tables(spec)
     index = 0
     for rnd in range(spec.rounds):
