@@ -36,3 +36,12 @@ def c_bot() -> str:
     """The C sample bot, built once (make) for every test folder that plays it."""
     subprocess.run(["make", "-s", "sample_bots/c/random_bot"], cwd=ROOT, check=True)
     return str(C_BOT)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test in tests/sandbox needs the sandbox: marked here, so a new file there cannot slip into
+    `make check` unmarked."""
+    sandbox = Path(__file__).parent / "sandbox"
+    for item in items:
+        if sandbox in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.sandbox)

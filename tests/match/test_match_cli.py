@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.process  # runs `arena match` as a user does, with its bots
+
 REPO = Path(__file__).resolve().parents[2]
 ARENA = [str(Path(sys.executable).parent / "arena")]
 BOTS = REPO / "sample_bots" / "python"

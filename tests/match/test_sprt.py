@@ -111,6 +111,7 @@ def _simulate(rng: random.Random, seats: int, spec: SprtSpec, max_deals: int, ed
     return Verdict.UNDECIDED, max_deals
 
 
+@pytest.mark.slow  # hundreds of simulated matches
 @pytest.mark.parametrize("seats", [2, 4])
 def test_identical_bots_are_declared_better_in_at_most_alpha_of_runs(seats: int) -> None:
     rng = random.Random(seats)
