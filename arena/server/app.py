@@ -15,7 +15,7 @@ from starlette.routing import Route
 from starlette.schemas import SchemaGenerator
 
 from arena import __version__
-from arena.server import api, api_admin
+from arena.server import api, api_admin, pages, pages_account
 from arena.server.http import BodyLimit, WarningHeader, error_handler
 from arena.server.service import Server
 
@@ -32,7 +32,7 @@ def openapi(request: Request) -> Response:
 
 
 def build(server: Server) -> Any:
-    routes = [*api.ROUTES, *api_admin.ROUTES, Route("/api/v1/openapi.json", openapi, include_in_schema=False)]
+    routes = [*api.ROUTES, *api_admin.ROUTES, *pages.ROUTES, *pages_account.ROUTES, Route("/api/v1/openapi.json", openapi, include_in_schema=False)]
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         server.start()  # once the socket is bound: a server that cannot listen plays no game
