@@ -11,6 +11,9 @@ from arena.web.report_data import RatingHistory
 from arena.web.report_svg import rating_plot
 
 
+FAULTS_SHOWN = 8
+
+
 def esc(value: object, limit: int = NAME_CHARS) -> str:
     return html.escape(clean(value, limit))
 
@@ -110,7 +113,7 @@ def _faults(faults: list[dict[str, Any]], owner: bool) -> str:
     if not faults:
         return "<p>no faults in its recent games</p>"
     out = ['<ul class="faults">']
-    for f in faults:
+    for f in faults[:FAULTS_SHOWN]:
         out.append(f'<li><a href="/games/{int(f.get("game", 0))}">game {int(f.get("game", 0))}</a>, step {esc(f.get("step"))}: '
                    f'<b>{esc(f.get("kind"))}</b> {esc(f.get("detail", ""), 300)}')
         tail = f.get("stderr_tail")
@@ -119,6 +122,8 @@ def _faults(faults: list[dict[str, Any]], owner: bool) -> str:
             out.append(f'<pre class="stderr" aria-label="your bot\'s stderr">{html.escape(lines)}</pre>')
         out.append("</li>")
     out.append("</ul>")
+    if len(faults) > FAULTS_SHOWN:
+        out.append(f'<p class="note">and {len(faults) - FAULTS_SHOWN} more faults in its recent games</p>')
     if not owner:
         out.append("<p class=\"note\">a bot's stderr is shown to its owner only</p>")
     return "".join(out)

@@ -88,5 +88,5 @@ def html_page(title: str, body: str, status: int = 200, scripts: bool = True) ->
 
 
 def security_headers(nonce: str) -> dict[str, str]:
-    return {"Content-Security-Policy": page.server_csp(nonce), "X-Content-Type-Options": "nosniff",
+    return {"Content-Security-Policy": page.server_csp(nonce) + "; frame-ancestors 'none'", "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "same-origin", "Cache-Control": "no-store"}

@@ -41,9 +41,10 @@ FILE_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-in
 def server_csp(nonce: str) -> str:
     """The same policy for a page `arena serve` sends, with two differences: only the scripts carrying
     this answer's nonce run (a script injected by hostile text would not, even if escaping failed), and
-    the page may talk to its own server (live updates, uploads) and post forms to it. Nothing else."""
+    the page may talk to its own server (live updates, uploads) and post forms to it. Nothing else.
+    (The HTTP header adds frame-ancestors 'none', which a <meta> policy cannot carry.)"""
     return (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; img-src data:; "
-            "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+            "connect-src 'self'; form-action 'self'; base-uri 'none'")
 
 
 def shell(title: str, head: str, body: str, csp: str = FILE_CSP) -> str:

@@ -131,3 +131,18 @@ def hostile() -> bytes:
         "hostile.py": HOSTILE,
         "arenabot.py": (SAMPLES / "python/arenabot.py").read_bytes(),
     })
+
+
+# Broken as BROKEN, but its stderr is written (and flushed) before the garbage, so the check's
+# report holds it however fast the check gives up.
+LOUD_BROKEN = """import sys, time
+sys.stderr.write("broken bot: I only print garbage\\n"); sys.stderr.flush()
+time.sleep(0.3)
+hello = sys.stdin.readline()
+print("not json at all", flush=True)
+time.sleep(0.3)
+"""
+
+
+def loud_broken() -> bytes:
+    return zip_bytes({"manifest.json": manifest("broken", "1", "python3 bot.py"), "bot.py": LOUD_BROKEN})

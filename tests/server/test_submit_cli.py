@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.server.bots import BROKEN, SAMPLES, manifest, zip_bytes
+from tests.server.bots import SAMPLES, loud_broken, manifest
 from tests.server.server import ServerProcess
 
 pytestmark = [pytest.mark.process, pytest.mark.sandbox]
@@ -67,7 +67,7 @@ def test_a_good_bot_folder_joins_and_its_standing_is_printed(server: ServerProce
 def test_a_broken_bot_is_refused_with_its_stderr_and_exit_1(server: ServerProcess, tmp_path: Path) -> None:
     token = server.add("carol")
     archive = tmp_path / "broken.zip"
-    archive.write_bytes(zip_bytes({"manifest.json": manifest("broken", "1", "python3 bot.py"), "bot.py": BROKEN}))
+    archive.write_bytes(loud_broken())
     done = arena("submit", "--server", server.url, "--token", token, str(archive))
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith("refused: check-bot failed"), done.stdout
