@@ -99,7 +99,7 @@ async def events(request: Request) -> Response:
 def names(db: Any) -> dict[int, str]:
     """Every bot version as pages name it: participant / bot vVERSION (cleaned)."""
     rows = db.all("SELECT b.id, b.name, b.version, p.name AS participant FROM bots b JOIN participants p ON p.id = b.participant_id")
-    return {int(r["id"]): f"{clean(r['participant'], NAME_CHARS)} / {clean(r['name'], NAME_CHARS)} v{clean(r['version'], NAME_CHARS)}"
+    return {int(r["id"]): f"{clean(r['participant'], NAME_CHARS)} / {clean(r['name'], NAME_CHARS)} ({clean(r['version'], NAME_CHARS)})"
             for r in rows}
 
 
@@ -114,7 +114,7 @@ def bot(request: Request) -> Response:
     session = viewer(request)
     db = state(request).db
     bot_id = path_id(request)
-    details = bot_details(db, bot_id, 30, session.participant if session else None)
+    details = bot_details(db, bot_id, 15, session.participant if session else None)
     logs = ([dict(r) for r in db.all("SELECT id, status, reason, report FROM submissions WHERE bot_id = ?", bot_id)]
             if details["owner_view"] else [])
     body = pages_html.bot_page(details, names(db), head_to_head(db, bot_id), logs)

@@ -11,6 +11,7 @@ origin when the browser says where they come from.
 from __future__ import annotations
 
 import hashlib
+import html
 import hmac
 import secrets
 from dataclasses import dataclass
@@ -90,3 +91,16 @@ def html_page(title: str, body: str, status: int = 200, scripts: bool = True) ->
 def security_headers(nonce: str) -> dict[str, str]:
     return {"Content-Security-Policy": page.server_csp(nonce) + "; frame-ancestors 'none'", "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "same-origin", "Cache-Control": "no-store"}
+
+
+def is_page(request: Request) -> bool:
+    """A request a person's browser makes for a page (an error then is a page too, not JSON)."""
+    path = request.url.path
+    return (request.method == "GET" and not path.startswith("/api/") and not path.endswith(".json")
+            and path not in ("/events", "/leaderboard/table"))
+
+
+def error_page(status: int, message: str) -> HTMLResponse:
+    body = ('<header class="nav"><nav aria-label="pages"><a href="/">leaderboard</a></nav></header>'
+            f'<main><h1>{status}</h1><p class="error" role="alert">{html.escape(message)}</p></main>')
+    return html_page(f"{status}", body, status, scripts=False)

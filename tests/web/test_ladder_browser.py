@@ -176,7 +176,7 @@ def test_a_bot_page_and_its_replay_open(browser: Browser, ladder: Ladder, pages:
     pg.click("#recent-games a >> nth=0")
     pg.wait_for_selector("#board")
     players = pg.locator("#arena-data").text_content() or ""
-    assert "house-py-heuristic / py-heuristic vhouse" in players
+    assert "house-py-heuristic / py-heuristic (house)" in players
     assert "ladder.yaml" not in players and "/sample_bots/" not in players  # no host paths, no commands
     where = pg.inner_text("#where")
     pg.keyboard.press("ArrowRight")
@@ -276,3 +276,18 @@ def test_the_interception_catches_a_request_that_leaves_the_server(browser: Brow
         pg.goto("http://192.0.2.1/y", timeout=10_000)
     pg.context.close()
     assert any("request left the server: http://192.0.2.1/y" in p for p in problems), problems
+
+
+def test_the_hostile_text_is_a_real_attack_without_the_protections(browser: Browser) -> None:
+    """The control of the hostile-text checks: put raw into a page under the file pages' policy
+    (inline script allowed), the text runs script; under the server pages' nonce policy it does not."""
+    from arena.web import page
+
+    raw = f"<pre>{HOSTILE_TEXT}</pre>"
+    for csp, runs in ((page.FILE_CSP, True), (page.server_csp("n0nce"), False)):
+        context = browser.new_context()
+        pg = context.new_page()
+        pg.set_content(page.shell("t", "", raw, csp))
+        pg.wait_for_timeout(300)
+        assert pg.evaluate("window.__pwned !== undefined") is runs, csp
+        context.close()
