@@ -167,7 +167,6 @@ def redacted(data: dict[str, JSON], seats: list[int], bot_names: dict[int, str],
     return {**data, "players": list(players), "faults": faults}
 
 
-ROUTES = [
-    Route("/", leaderboard), Route("/leaderboard/table", board_table), Route("/events", events),
-    Route("/bots/{id:int}", bot), Route("/games/{id:int}", game),
-]
+ROUTES = [Route(path, endpoint, include_in_schema=False)  # pages: not in the API's OpenAPI document
+          for path, endpoint in (("/", leaderboard), ("/leaderboard/table", board_table), ("/events", events),
+                                 ("/bots/{id:int}", bot), ("/games/{id:int}", game))]

@@ -8,6 +8,8 @@ Every write here is a POST from this server's own page with the session's CSRF t
 from __future__ import annotations
 
 import html
+from typing import Any
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -181,12 +183,14 @@ async def admin_action(request: Request) -> Response:
     return RedirectResponse("/admin", 303)
 
 
+def _page(path: str, endpoint: Any, method: str = "GET") -> Route:
+    return Route(path, endpoint, methods=[method], include_in_schema=False)  # pages: not in the API's document
+
+
 ROUTES = [
-    Route("/signin", signin_page, methods=["GET"]), Route("/signin", signin, methods=["POST"]),
-    Route("/signout", signout), Route("/submit", submit_page, methods=["GET"]), Route("/submit", upload, methods=["POST"]),
-    Route("/submissions/{id:int}.json", submission), Route("/admin", admin_page, methods=["GET"]),
-    Route("/admin/ladder/pause", admin_action, methods=["POST"]), Route("/admin/ladder/resume", admin_action, methods=["POST"]),
-    Route("/admin/participants", admin_action, methods=["POST"]),
-    Route("/admin/bots/{id:int}/disable", admin_action, methods=["POST"]),
-    Route("/admin/bots/{id:int}/enable", admin_action, methods=["POST"]),
+    _page("/signin", signin_page), _page("/signin", signin, "POST"), _page("/signout", signout),
+    _page("/submit", submit_page), _page("/submit", upload, "POST"), _page("/submissions/{id:int}.json", submission),
+    _page("/admin", admin_page), _page("/admin/ladder/pause", admin_action, "POST"),
+    _page("/admin/ladder/resume", admin_action, "POST"), _page("/admin/participants", admin_action, "POST"),
+    _page("/admin/bots/{id:int}/disable", admin_action, "POST"), _page("/admin/bots/{id:int}/enable", admin_action, "POST"),
 ]
