@@ -23,12 +23,6 @@ class Limits:
     max_line_bytes: int = 1_000_000  # the byte budget of one stdout line (a stream without newlines included)
     stderr_tail_lines: int = 20
     max_stderr_bytes_per_game: int = 4_000_000  # more is a flood
-    # A bot's stderr kept per step (`arena.referee.stderr_log`, for `--show-stderr` and `--keep-logs`);
-    # past these, lines are counted as dropped. At most ~100 KB of a seat's log per game.
-    log_lines_per_step: int = 50
-    log_chars_per_step: int = 10_000
-    log_lines_per_game: int = 1_000
-    log_chars_per_game: int = 100_000
     max_unasked_lines_per_game: int = 20  # stdout lines that answer nothing; more is a flood
     # Bytes written to the bot's stdin that it has not read yet. A bot reads each request before it
     # answers, so only one that stopped reading gets near this; without a bound, every later request

@@ -39,7 +39,7 @@ from arena.replay import Header, ReplayWriter, SeatInfo
 from arena.core.result import GameResult, apply_policy
 from arena.referee.script import Script
 from arena.referee.transport import BotHandle, SelectorTransport, Transport
-from arena.referee.stderr_log import StderrLog, StepLog
+from arena.referee.stderr_log import LogBounds, StderrLog, StepLog
 from arena.rng import derive_seed
 
 LogSink = Callable[[StepLog], None]
@@ -63,6 +63,7 @@ class _Game:
         script: Script | None = None,
         keep_logs: bool = False,
         on_log: LogSink | None = None,
+        log_bounds: LogBounds = LogBounds(),
     ) -> None:
         self.spec = spec
         self.keep_logs = keep_logs and replay is not None
@@ -78,7 +79,7 @@ class _Game:
         self.script = script
         self.state: GameState = spec.new_game(len(bots), options, seed)
         logged = self.keep_logs or on_log is not None
-        self.seats = [Seat(i, bot, SeatClock.new(time_control), StderrLog(i, bot.limits) if logged else None)
+        self.seats = [Seat(i, bot, SeatClock.new(time_control), StderrLog(i, log_bounds) if logged else None)
                       for i, bot in enumerate(bots)]
         self.judge = Judge(self.seats, transport, clock, replay)
         self.step = -1
@@ -360,12 +361,13 @@ def play_game(
     script: Script | None = None,
     keep_logs: bool = False,
     on_log: LogSink | None = None,
+    log_bounds: LogBounds = LogBounds(),
 ) -> GameResult:
     """Play one game; `bots[i]` holds seat i. The bots stay running for the next game (close them
     yourself); a bot that crashed or flooded is dead afterwards (`alive` is False): restart it.
     `script`: play a branch of a recorded game, its recorded actions before `script.at_step`.
     `keep_logs`: write each seat's stderr lines per step into the replay (`log` records); `on_log`
-    gets them too, step by step (`arena.referee.stderr_log`: bounded and clean)."""
+    gets them too, step by step (`arena.referee.stderr_log`: bounded by `log_bounds`, and clean)."""
     spec = get_game(game) if isinstance(game, str) else game
     spec.check_seats(len(bots))
     if len({id(bot) for bot in bots}) != len(bots):
@@ -378,7 +380,7 @@ def play_game(
     match = None
     try:
         match = _Game(spec, bots, int(seed), resolved, time_control, policy, replay, gid, clock, link, script,
-                      keep_logs, on_log)
+                      keep_logs, on_log, log_bounds)
         return match.run()
     finally:
         if match is not None:

@@ -5,7 +5,7 @@ The referee feeds every stderr chunk it reads (`feed`) and takes the step's line
 bot writes while deciding step N (or between steps, before N's request) is step N's. A line still
 unfinished at the barrier is kept as it stands; what follows it starts a new line.
 
-Bounds (`Limits.log_*`): lines and characters per step and per game. Past a bound, lines are counted,
+Bounds (`LogBounds`, not part of `Limits`: they change no game, so no tournament's identity): lines and characters per step and per game. Past a bound, lines are counted,
 not kept (`dropped`), and the counting is one `bytes.count` per chunk: a bot that writes megabytes
 costs the referee no per-line work. Each kept line is at most `STDERR_LINE_BYTES` raw bytes, made
 printable (`arena.textsafe.clean`: no escapes, no control characters) and cut to LINE_CHARS with a
@@ -16,10 +16,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.core.limits import Limits
 from arena.textsafe import LINE_CHARS, clean
 
 STDERR_LINE_BYTES = 4 * LINE_CHARS  # raw bytes kept of one line; shown cleaned, at most LINE_CHARS
+
+
+@dataclass(frozen=True)
+class LogBounds:
+    """What one seat's log keeps: at most ~100 KB per game; past a bound lines are counted as dropped."""
+
+    lines_per_step: int = 50
+    chars_per_step: int = 10_000
+    lines_per_game: int = 1_000
+    chars_per_game: int = 100_000
 
 
 @dataclass(frozen=True)
@@ -45,12 +54,12 @@ def clean_line(raw: bytes, length: int) -> str:
 class StderrLog:
     """The stderr of the bot in one seat, for one game."""
 
-    __slots__ = ("seat", "limits", "_lines", "_chars", "_dropped", "_partial", "_partial_len", "_game_lines", "_game_chars",
+    __slots__ = ("seat", "bounds", "_lines", "_chars", "_dropped", "_partial", "_partial_len", "_game_lines", "_game_chars",
                  "_step_shut", "_game_shut")
 
-    def __init__(self, seat: int, limits: Limits) -> None:
+    def __init__(self, seat: int, bounds: LogBounds = LogBounds()) -> None:
         self.seat = seat
-        self.limits = limits
+        self.bounds = bounds
         self._lines: list[str] = []  # the current step's kept lines
         self._chars = 0
         self._dropped = 0
@@ -62,9 +71,9 @@ class StderrLog:
         self._game_shut = False
 
     def _full(self) -> bool:
-        lim = self.limits
-        return (self._step_shut or self._game_shut or len(self._lines) >= lim.log_lines_per_step or self._game_lines >= lim.log_lines_per_game
-                or self._chars >= lim.log_chars_per_step or self._game_chars >= lim.log_chars_per_game)
+        b = self.bounds
+        return (self._step_shut or self._game_shut or len(self._lines) >= b.lines_per_step
+                or self._game_lines >= b.lines_per_game)
 
     def feed(self, data: bytes) -> None:
         """Bytes read from the bot's stderr."""
@@ -100,10 +109,9 @@ class StderrLog:
             self._dropped += 1
             return
         text = clean_line(raw, length)
-        lim = self.limits
-        if self._game_chars + len(text) > lim.log_chars_per_game:
+        if self._game_chars + len(text) > self.bounds.chars_per_game:
             self._game_shut = True
-        if self._chars + len(text) > lim.log_chars_per_step:
+        if self._chars + len(text) > self.bounds.chars_per_step:
             self._step_shut = True
         if self._game_shut or self._step_shut:  # kept lines stay a prefix of what the bot wrote
             self._dropped += 1

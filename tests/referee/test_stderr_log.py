@@ -15,7 +15,7 @@ from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 from arena.referee.bot import BotSpec
 from arena.referee.referee import play_game
-from arena.referee.stderr_log import STDERR_LINE_BYTES, StderrLog, StepLog
+from arena.referee.stderr_log import STDERR_LINE_BYTES, LogBounds, StderrLog, StepLog
 from arena.referee.verify import verify_replay
 from arena.replay import load_replay, read_replay
 from arena.textsafe import LINE_CHARS
@@ -31,7 +31,7 @@ def log_spec(mode: str, **env: str) -> BotSpec:
 
 
 def test_lines_are_kept_whole_across_reads_and_an_unfinished_line_goes_with_its_step():
-    log = StderrLog(0, Limits())
+    log = StderrLog(0)
     for chunk in (b"one\ntw", b"o\nthr", b"ee"):
         log.feed(chunk)
     assert log.take(4) == StepLog(4, 0, ("one", "two", "three"), 0)
@@ -41,8 +41,7 @@ def test_lines_are_kept_whole_across_reads_and_an_unfinished_line_goes_with_its_
 
 
 def test_bounds_per_step_and_per_game_count_what_they_drop():
-    limits = Limits(log_lines_per_step=3, log_lines_per_game=5)
-    log = StderrLog(1, limits)
+    log = StderrLog(1, LogBounds(lines_per_step=3, lines_per_game=5))
     log.feed(b"".join(b"line %d\n" % i for i in range(10)))
     assert log.take(0) == StepLog(0, 1, ("line 0", "line 1", "line 2"), 7)
     log.feed(b"a\nb\nc\nd\n")
@@ -52,25 +51,25 @@ def test_bounds_per_step_and_per_game_count_what_they_drop():
 
 
 def test_characters_are_bounded_per_step_and_kept_lines_stay_a_prefix():
-    log = StderrLog(0, Limits(log_chars_per_step=250))
+    log = StderrLog(0, LogBounds(chars_per_step=250))
     log.feed(b"a" * 200 + b"\n" + b"b" * 100 + b"\n" + b"c\n")
     assert log.take(0) == StepLog(0, 0, ("a" * 200,), 2)
 
 
 def test_a_long_line_is_cut_and_says_how_long_it_was():
-    log = StderrLog(0, Limits())
+    log = StderrLog(0)
     log.feed(b"z" * 5_000_000 + b"\nnext\n")
     out = log.take(0)
     assert out is not None and out.lines[1] == "next"
     assert out.lines[0] == "z" * LINE_CHARS + "… [a line of 5000000 bytes, cut]"
-    medium = StderrLog(0, Limits())
+    medium = StderrLog(0)
     medium.feed(b"y" * (STDERR_LINE_BYTES - 10) + b"\n")
     taken = medium.take(0)
     assert taken is not None and taken.lines[0].startswith("y" * LINE_CHARS + "… [") and len(taken.lines[0]) < LINE_CHARS + 40
 
 
 def test_escapes_and_control_characters_are_stripped():
-    log = StderrLog(0, Limits())
+    log = StderrLog(0)
     log.feed(b"\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m \x08bell\x07 \xe2\x80\xaerev \xff\n")
     out = log.take(0)
     assert out is not None
@@ -110,14 +109,15 @@ def test_without_keep_logs_the_replay_has_no_log_records(start_bots, tmp_path):
     assert all(r["type"] != "log" for r in read_replay(replay))
 
 
-def _game_next_to(start_bots, tmp_path: Path, neighbour: str, limits: Limits) -> tuple[list[float], int, list]:
+def _game_next_to(start_bots, tmp_path: Path, neighbour: str, limits: Limits,
+                  bounds: LogBounds = LogBounds()) -> tuple[list[float], int, list]:
     """Seat 0 sleeps 40 ms per decision and times itself; returns its recorded minus own times (ms),
     the replay's size and the game's faults."""
     tc = TimeControl(decision_ms=1000)
     own_log = tmp_path / f"{neighbour}.own"
     bots = start_bots(log_spec("sleep", SLEEP_S="0.04", BOT_LOG=str(own_log)), log_spec(neighbour), time_control=tc, limits=limits)
     replay = tmp_path / f"{neighbour}.jsonl"
-    result = play_game("kodama-duo", bots, seed=5, time_control=tc, replay_path=replay, keep_logs=True)
+    result = play_game("kodama-duo", bots, seed=5, time_control=tc, replay_path=replay, keep_logs=True, log_bounds=bounds)
     own = {r["id"]: r["took_ms"] for r in map(json.loads, own_log.read_text().splitlines())}
     recorded = {r["id"]: r["elapsed_ms"] for r in read_replay(replay) if r["type"] == "decision" and r["seat"] == 0}
     verify_replay(replay)
@@ -141,8 +141,6 @@ def test_ten_megabytes_of_stderr_cost_a_bounded_replay_and_none_of_the_neighbour
     flood_logs = [g for g in load_replay(tmp_path / "flood.jsonl").logs if g.seat == 1]
     assert sum(len(g.lines) + g.dropped for g in flood_logs) == 10_000_000 // 65_500 * 655  # every line counted
     assert abs(statistics.median(noisy)) < 5 and noisy[int(len(noisy) * 0.9)] < 20, noisy
-    unbounded = Limits(max_stderr_bytes_per_game=10**9, log_lines_per_step=10**9, log_chars_per_step=10**9,
-                       log_lines_per_game=10**9, log_chars_per_game=10**9)
     (tmp_path / "open").mkdir()
-    _, open_size, _ = _game_next_to(start_bots, tmp_path / "open", "flood", unbounded)
+    _, open_size, _ = _game_next_to(start_bots, tmp_path / "open", "flood", limits, LogBounds(10**9, 10**9, 10**9, 10**9))
     assert open_size > 5_000_000

@@ -90,6 +90,7 @@ class TournamentConfig:
     raw: Mapping[str, JSON] = field(repr=False, default_factory=dict)
     cluster: str | None = None  # `executor: {dask: ...}`: a Dask scheduler's address, or local:N
     report: Path | None = None  # output.report: the HTML report folder `arena run` writes at the end
+    keep_logs: bool = False  # output.keep_logs: the bots' stderr lines per step in each replay (needs output.replays)
     stop: StopRule | None = None  # stop: end the round-robin once its ranking is settled (config_stop.py)
     warnings: tuple[str, ...] = ()  # what `validate` and `run` say before anything runs (shared entrant folders)
 
@@ -254,12 +255,15 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         except ClusterError as exc:
             r.fail("executor.dask", str(exc).replace("--cluster ", "", 1))
 
-    output = r.mapping(top.get("output") or {}, "output", {"store", "replays", "report"})
+    output = r.mapping(top.get("output") or {}, "output", {"store", "replays", "report", "keep_logs"})
     store = root / (r.string(output["store"], "output.store") if "store" in output else f"out/{name}.sqlite")
     replays_raw = output.get("replays")
     replays = None if replays_raw is None else root / r.string(replays_raw, "output.replays")
     report_raw = output.get("report")
     report = None if report_raw is None else root / r.string(report_raw, "output.report")
+    keep_logs = r.boolean(output.get("keep_logs", False), "output.keep_logs")
+    if keep_logs and replays is None:
+        r.fail("output.keep_logs", "the logs are kept in the replays: set output.replays to a folder too")
     entrants, warnings = _sandbox_views(r, entrants, root, file, store, replays, report)
 
     return TournamentConfig(
@@ -281,6 +285,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         raw=top,
         cluster=cluster,
         report=report.resolve() if report is not None else None,
+        keep_logs=keep_logs,
         stop=stop,
         warnings=tuple(warnings),
     )
