@@ -8,7 +8,7 @@ import shlex
 import click
 
 from arena.cli import main
-from arena.cli.play import _close_all, _print_result, _render_log, own_file
+from arena.cli.play import _close_all, _print_result, _render_log, own_file, seat_labels
 from arena.errors import BranchError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str
@@ -108,7 +108,7 @@ def replay_command(replay: str, from_step: int, seats: tuple[str, ...], output: 
     if not quiet:
         for line in _render_log(out):
             click.echo(line)
-    _print_result(result, close_faults, out)
+    _print_result(result, close_faults, out, seat_labels(started))
     original = plan.replay.result
     click.echo(f"original game: {list(original.points)} points, ranks {list(original.ranks)}")
 

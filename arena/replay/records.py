@@ -15,7 +15,7 @@ from typing import Any, Union
 
 from arena.core.faults import Fault, FaultKind, FaultPolicy
 from arena.replay.encoding import JSON
-from arena.textsafe import LINE_CHARS, clean
+from arena.textsafe import LINE_CHARS, clean, seat_label
 from arena.replay.members import HEX32 as _HEX32, HEX64 as _HEX64, Members as _Members, ReplayRecordError, nested as _nested, short
 
 __all__ = ["ReplayRecordError", "short"]
@@ -47,6 +47,11 @@ class SeatInfo:
     def to_json(self) -> dict[str, JSON]:
         return {"seat": self.seat, "name": self.name, "version": self.version, "entrant": self.entrant,
                 "command": list(self.command), "cwd": self.cwd}
+
+    @property
+    def label(self) -> str:
+        """The entrant with the bot's own name and version beside it, cleaned for a page or terminal."""
+        return seat_label(self.entrant, self.name, self.version)
 
     @classmethod
     def parse(cls, data: JSON, line: int) -> "SeatInfo":

@@ -76,8 +76,8 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         "version": VIEWER_DATA_VERSION,
         "game": record.game,
         "game_id": clean(record.game_id, NAME_CHARS),
-        "seed": record.seed,
-        "players": [clean(p, NAME_CHARS) for p in record.players],
+        "seed": str(record.seed),  # a string: JavaScript numbers lose a 64-bit seed's last digits
+        "players": list(record.players),
         "time_control": record.time_control,
         "perspective": perspective.seat,
         "shown": shown,
