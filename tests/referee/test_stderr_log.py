@@ -143,4 +143,5 @@ def test_ten_megabytes_of_stderr_cost_a_bounded_replay_and_none_of_the_neighbour
     assert abs(statistics.median(noisy)) < 5 and noisy[int(len(noisy) * 0.9)] < 20, noisy
     (tmp_path / "open").mkdir()
     _, open_size, _ = _game_next_to(start_bots, tmp_path / "open", "flood", limits, LogBounds(10**9, 10**9, 10**9, 10**9))
+    print(f"with the log bounds lifted: replay {open_size} bytes", file=sys.stderr)
     assert open_size > 5_000_000
