@@ -156,15 +156,25 @@ def _mine(db: Any, session: Viewer | None, seats: list[int]) -> set[int]:
 
 
 def redacted(data: dict[str, JSON], seats: list[int], bot_names: dict[int, str], mine: set[int]) -> dict[str, JSON]:
-    """The viewer's data with ladder names, and faults of other seats cut to their kind and step."""
+    """The viewer's data with ladder names, faults of other seats cut to their kind and step, and only
+    `mine`'s stderr lines beside each step."""
     players = [bot_names.get(b, f"bot {b}") for b in seats]
+    steps: list[JSON] = []
+    raw_steps = data.get("steps")
+    for step in raw_steps if isinstance(raw_steps, list) else []:
+        if isinstance(step, dict) and isinstance(step.get("logs"), list):
+            logs = [log for log in step["logs"] if isinstance(log, dict) and log.get("seat") in mine]
+            step = {k: v for k, v in step.items() if k != "logs"}
+            if logs:
+                step["logs"] = list(logs)
+        steps.append(step)
     faults: list[JSON] = []
     raw = data.get("faults")
     for fault in raw if isinstance(raw, list) else []:
         if isinstance(fault, dict) and fault.get("seat") not in mine:
             fault = {k: v for k, v in fault.items() if k in ("seat", "kind", "step")}
         faults.append(fault)
-    return {**data, "players": list(players), "faults": faults}
+    return {**data, "players": list(players), "faults": faults, "steps": steps}
 
 
 ROUTES = [Route(path, endpoint, include_in_schema=False)  # pages: not in the API's OpenAPI document

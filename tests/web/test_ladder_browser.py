@@ -201,6 +201,10 @@ def test_only_the_owner_sees_its_bots_stderr_and_hostile_text_runs_no_script(bro
     owner.goto(ladder.server.url + f"/bots/{ladder.hostile_bot}")
     shown = owner.locator("pre.stderr").first.inner_text()
     assert HOSTILE_TEXT in shown  # shown as text, exactly as written: not parsed, not run
+    # In the replay, the owner reads its bot's stderr beside each step (the ladder keeps per-step logs).
+    owner.goto(ladder.server.url + f"/games/{ladder.hostile_game}")
+    data = owner.locator("#arena-data").text_content() or ""
+    assert '"logs"' in data and MARKER in data
     assert owner.locator("img[src=x]").count() == 0
 
     other = new(pages, browser, ladder)
