@@ -14,6 +14,7 @@ from arena.textsafe import DETAIL_CHARS, LINE_CHARS, clean
 
 _MARK = 40  # room for the cut marker of a line already cleaned to LINE_CHARS (cleaning is then a no-op)
 STDERR_TAIL_LINES = 20  # at most this many stderr lines are kept with a fault, each at most LINE_CHARS
+STDERR_LINE_BYTES = 4 * LINE_CHARS  # raw bytes kept of one stderr line (tail or per-step log); shown cleaned, at most LINE_CHARS
 
 
 class FaultKind(enum.Enum):

@@ -17,10 +17,9 @@ from typing import IO, Any
 
 from arena.core.limits import Limits
 from arena.textsafe import LINE_CHARS, clean_bytes
-from arena.core.faults import STDERR_TAIL_LINES
+from arena.core.faults import STDERR_LINE_BYTES, STDERR_TAIL_LINES
 
 READ_CHUNK = 65536
-STDERR_LINE_BYTES = 4 * LINE_CHARS  # raw bytes kept of one stderr line; shown cleaned, at most LINE_CHARS
 
 OUT, ERR, IN = 0, 1, 2  # which pipe, in selector key data (owner, which)
 
@@ -241,21 +240,21 @@ class Pipes:
             return []
         return self.lines.feed(data)
 
-    def read_stderr(self) -> int:
-        """Drain what stderr holds into the tail; returns the number of bytes read."""
+    def read_stderr(self) -> bytes:
+        """Read what stderr holds (one read) into the tail; returns the bytes read (for a game's log)."""
         try:
             data = os.read(self.err_fd, READ_CHUNK)
         except BlockingIOError:
-            return 0
+            return b""
         except OSError:
             data = b""
         if not data:
             self.err_eof = True
             self._unwatch(self.err_fd)
-            return 0
+            return b""
         self.stderr_bytes += len(data)
         self.tail.feed(data)
-        return len(data)
+        return data
 
     def drain_stderr_now(self) -> None:
         """Read what is left on stderr after an exit (bounded: the pipe holds at most 1 MiB)."""

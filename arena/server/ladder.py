@@ -49,7 +49,8 @@ def tournament_config(config: ServerConfig, bots: list[Any], sandbox: bool) -> T
         "root": "/", "seed": config.ladder.seed, "sandbox": sandbox,
         "time_control": tc.to_json(),  # the one form, every field (game_ms too)
         "limits": {k: getattr(config.limits, k) for k in LIMITS_KEYS},
-        "output": {"store": str(config.data / "ladder-workers.sqlite"), "replays": str(config.replays)},
+        "output": {"store": str(config.data / "ladder-workers.sqlite"), "replays": str(config.replays),
+                   "keep_logs": True},  # each bot's stderr per step: its owner reads it beside each step
     }
     file = config.data / "ladder.yaml"  # never written: names the folder relative paths would use
     entrants: list[EntrantConfig] = []
