@@ -11,27 +11,9 @@ from arena.checkbot.checks import (
     check_shutdown, check_unknown, evaluate, percentile,
 )
 from arena.checkbot.driver import GameConfig, CheckedGame
-from arena.checkbot.referee_game import RefereeRun
 from arena.checkbot.runner import CheckOptions, Evidence, Handshake, Shutdown, plan_configs
 from arena.games.registry import get_game
-
-
-def evidence(games: int = 3, game: str = "kododo", **options: object) -> Evidence:
-    spec = get_game(game)
-    configs = [GameConfig(2, {})]
-    ev = Evidence(CheckOptions(game, ("bot",), **options), spec, configs)  # type: ignore[arg-type]
-    ev.handshake = Handshake(elapsed_ms=50.0, name="b", version="1")
-    ev.probe_handshake = Handshake(elapsed_ms=50.0, name="b", version="1")
-    ev.decision_universe = {"move": 1.0}
-    ev.event_universe = {"reveal": 1.0}
-    for n in range(1, games + 1):
-        ev.games.append(CheckedGame(n, configs[0], 0, n, False, requests=10, latencies_ms=[1.0] * 10,
-                                   decision_kinds={"move"}, event_kinds={"reveal"}, finished=True))
-    ev.probe = CheckedGame(1, configs[0], 0, 9, True, requests=10, finished=True)
-    ev.shutdown = Shutdown(exit_code=0, after_shutdown_ms=5.0)
-    ev.rss_kb = [(n, 20_000) for n in range(games + 1)]
-    ev.referee = RefereeRun(2, decisions=40)
-    return ev
+from tests.support.checkbot import evidence
 
 
 def test_clean_evidence_passes_every_check():

@@ -15,7 +15,7 @@ from arena.checkbot.load import Load, spin_slowdown
 from arena.cli import main
 
 from .conftest import BROKEN
-from .test_checks import evidence
+from tests.support.checkbot import evidence
 
 BUSY, QUIET = Load(slowdown=6.0, per_core=7.0), Load(slowdown=1.0, per_core=0.2)
 
