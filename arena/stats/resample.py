@@ -1,0 +1,208 @@
+"""Deal blocks as compact arrays, and the stratified bootstrap over them in bounded memory. Pure: no I/O.
+
+Why a stream of draws of our own: the bootstrap draws, table by table, `resamples x blocks` block
+numbers. numpy's `Generator.integers(0, m, size=(resamples, m))` needs them all at once (16 GB at a
+million games); splitting the call changes the numbers, since each call starts its own 32-bit buffer.
+`BoundedDraws` hands out exactly the numbers that one call would give (Lemire's method on the 32-bit
+halves of PCG64's 64-bit outputs, low half first, as numpy's `random_bounded_uint64_fill` does for a
+range below 2**32), in chunks, and leaves the bit generator where that call would have left it;
+`tests/tournament/test_resample.py` checks it against `Generator.integers`. So the intervals stay
+those of the plain implementation (`tests/tournament/test_standings_golden.py`) while the memory is
+one chunk, and the counts are summed with `bincount` and one matrix product per chunk: exact, since
+every sum is of small integers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Protocol, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+Matrix = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.int64]
+CHUNK = 1 << 21  # draws per chunk (16 MB of int64)
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+class DealGame(Protocol):
+    """What the bootstrap needs of a game (arena.results.store.StoredGame has it)."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def seats(self) -> tuple[int, ...]: ...
+
+    @property
+    def ranks(self) -> tuple[int, ...]: ...
+
+
+class BoundedDraws:
+    """Integers in [0, high): the numbers one `Generator.integers(0, high, size=n)` call gives, in chunks.
+
+    Call `take` until n numbers are taken, then `finish`: the bit generator is then exactly where that
+    call would have left it (a rejected draw or the unused half of the last 64-bit output included)."""
+
+    def __init__(self, bitgen: np.random.BitGenerator, high: int) -> None:
+        if not 1 <= high < 2**32:
+            raise ValueError(f"a range of 1 to 2**32 - 1 numbers, not {high}")
+        self.bitgen = bitgen
+        self.high = high
+        self.start = bitgen.state
+        self.threshold = np.uint64((2**32 - high) % high)
+        self.drawn = 0  # 64-bit outputs drawn since start
+        self.used = 0  # 32-bit values consumed through the last number taken
+        self.values: Ints = np.zeros(0, dtype=np.int64)
+        self.positions: Ints = np.zeros(0, dtype=np.int64)  # index of the 32-bit value each came from
+
+    def take(self, n: int) -> Ints:
+        if self.high == 1:  # numpy draws nothing for a range of one number
+            return np.zeros(n, dtype=np.int64)
+        while len(self.values) < n:
+            words = max(1024, (n - len(self.values)) // 2 + 64)
+            raw = self.bitgen.random_raw(words)
+            assert isinstance(raw, np.ndarray)
+            halves = np.empty(2 * words, dtype=np.uint64)
+            halves[0::2] = raw & _MASK32
+            halves[1::2] = raw >> np.uint64(32)
+            scaled = halves * np.uint64(self.high)
+            accepted = np.flatnonzero((scaled & _MASK32) >= self.threshold)
+            self.values = np.concatenate([self.values, (scaled[accepted] >> np.uint64(32)).astype(np.int64)])
+            self.positions = np.concatenate([self.positions, accepted + 2 * self.drawn])
+            self.drawn += words
+        out, self.values = self.values[:n], self.values[n:]
+        if n:
+            self.used = int(self.positions[n - 1]) + 1
+        self.positions = self.positions[n:]
+        return out
+
+    def finish(self) -> None:
+        """Rewind the bit generator to just after the 64-bit outputs that the numbers taken used."""
+        if self.high == 1:
+            return
+        self.bitgen.state = self.start
+        self.bitgen.advance((self.used + 1) // 2)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """The games grouped into deal blocks, with per-block rank sums and seat counts per entrant.
+
+    A deal is its seed and the entrants at its table (`uncertainty.deal_of`); blocks are in the
+    schedule order of their first game; strata number the tables (sorted sets of entrants)."""
+
+    entrants: int
+    strata: Ints  # the table of each block: resampled within it
+    rank_sum: Matrix  # blocks x entrants
+    seat_count: Matrix  # blocks x entrants
+    game_block: Ints  # the block of each game, games in schedule order
+    game_seats: Ints  # games x seats, -1 past a game's last seat
+    game_ranks: Ints  # games x seats
+
+    @property
+    def size(self) -> int:
+        return len(self.strata)
+
+    @property
+    def games_count(self) -> int:
+        return len(self.game_block)
+
+    @property
+    def max_seats(self) -> int:
+        return int((self.game_seats >= 0).sum(axis=1).max()) if self.games_count else 1
+
+    @cached_property
+    def games(self) -> tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...]:
+        """Per block: (seats, ranks) of its games in schedule order (for re-rating: small stores only)."""
+        per: list[list[tuple[tuple[int, ...], tuple[int, ...]]]] = [[] for _ in range(self.size)]
+        for b, seats, ranks in zip(self.game_block.tolist(), self.game_seats.tolist(), self.game_ranks.tolist()):
+            n = sum(1 for s in seats if s >= 0)
+            per[b].append((tuple(seats[:n]), tuple(ranks[:n])))
+        return tuple(tuple(g) for g in per)
+
+
+def blocks_from_arrays(index: Ints, seed: Ints, seats: Ints, ranks: Ints, entrants: int) -> Blocks:
+    """Deal blocks of games given as arrays (seats and ranks: games x seats, -1 past a game's last seat)."""
+    order = np.argsort(index, kind="stable")
+    seed, seats, ranks = seed[order], seats[order], ranks[order]
+    games, width = seats.shape if seats.ndim == 2 else (0, 0)
+    if games == 0:
+        empty = np.zeros((0, entrants))
+        none = np.zeros(0, dtype=np.int64)
+        return Blocks(entrants, none, empty, empty.copy(), none, np.zeros((0, 1), dtype=np.int64), np.zeros((0, 1), dtype=np.int64))
+    table = np.sort(seats, axis=1)  # the entrants at the table, -1 (absent seats) first
+    keys = np.column_stack([seed, table])
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    rank_of_key = np.empty(len(first), dtype=np.int64)
+    rank_of_key[np.argsort(first, kind="stable")] = np.arange(len(first))
+    game_block = rank_of_key[inverse]  # blocks numbered in the order of their first game
+    nblocks = len(first)
+    block_first = np.sort(first)  # each block's first game
+    tables, table_of_block = np.unique(table[block_first], axis=0, return_inverse=True)
+    as_tuples = [tuple(int(e) for e in row if e >= 0) for row in tables]
+    number = {t: i for i, t in enumerate(sorted(set(as_tuples)))}  # sorted as Python sorts the tuples
+    strata = np.asarray([number[t] for t in as_tuples], dtype=np.int64)[table_of_block.reshape(-1)]
+    valid = seats >= 0
+    cell = (game_block[:, None] * entrants + np.where(valid, seats, 0))[valid]
+    size = nblocks * entrants
+    rank_sum = np.bincount(cell, weights=ranks[valid].astype(np.float64), minlength=size).astype(np.float64).reshape(nblocks, entrants)
+    seat_count = np.bincount(cell, minlength=size).astype(np.float64).reshape(nblocks, entrants)
+    return Blocks(entrants, strata, rank_sum, seat_count, game_block, seats.astype(np.int64), ranks.astype(np.int64))
+
+
+def game_arrays(games: Sequence[DealGame]) -> tuple[Ints, Ints, Ints, Ints]:
+    """(index, seed, seats, ranks) arrays of game records, seats and ranks padded with -1."""
+    width = max((len(g.seats) for g in games), default=1)
+    seats = np.full((len(games), width), -1, dtype=np.int64)
+    ranks = np.full((len(games), width), -1, dtype=np.int64)
+    for i, g in enumerate(games):
+        seats[i, : len(g.seats)] = g.seats
+        ranks[i, : len(g.ranks)] = g.ranks
+    index = np.asarray([g.index for g in games], dtype=np.int64)
+    return index, np.asarray([g.seed for g in games], dtype=np.int64), seats, ranks
+
+
+def deal_blocks(games: Sequence[DealGame], entrants: int) -> Blocks:
+    """Group games by deal, blocks in the schedule order of their first game."""
+    return blocks_from_arrays(*game_arrays(games), entrants)
+
+
+def bootstrap(blocks: Blocks, resamples: int, seed: int, keep: int = 0) -> tuple[Matrix, Matrix, Ints]:
+    """Rank sums and seats played (resamples x entrants) of every resample, and how often each block
+    is drawn in the first `keep` resamples (keep x blocks). Each resample draws, within every table, as
+    many blocks as the table has, with replacement: tables in order, each all resamples at once, as
+    one `Generator(PCG64(seed)).integers` call per table would."""
+    bitgen = np.random.PCG64(seed)
+    rank_sums = np.zeros((resamples, blocks.entrants))
+    seats = np.zeros((resamples, blocks.entrants))
+    kept = np.zeros((keep, blocks.size), dtype=np.int64)
+    for table in np.unique(blocks.strata).tolist():
+        members = np.flatnonzero(blocks.strata == table)
+        m = len(members)
+        draws = BoundedDraws(bitgen, m)
+        rows = max(1, CHUNK // m)
+        local_rank, local_seat = blocks.rank_sum[members], blocks.seat_count[members]
+        for r0 in range(0, resamples, rows):
+            r1 = min(resamples, r0 + rows)
+            picks = draws.take((r1 - r0) * m).reshape(r1 - r0, m)
+            picks += (np.arange(r1 - r0, dtype=np.int64) * m)[:, None]
+            counts = np.bincount(picks.ravel(), minlength=(r1 - r0) * m).reshape(r1 - r0, m)
+            weights = counts.astype(np.float64)
+            rank_sums[r0:r1] += weights @ local_rank
+            seats[r0:r1] += weights @ local_seat
+            if r0 < keep:
+                kept[r0 : min(r1, keep), members] = counts[: min(r1, keep) - r0]
+        draws.finish()
+    return rank_sums, seats, kept
+
+
+def resample_counts(blocks: Blocks, resamples: int, seed: int) -> Ints:
+    """resamples x blocks: how often each block is drawn (small stores and tests: one row per resample)."""
+    return bootstrap(blocks, resamples, seed, keep=resamples)[2]
