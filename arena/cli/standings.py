@@ -12,8 +12,7 @@ from arena.report import statistics as statsreport
 from arena.stats.collusion import detect
 from arena.stats.seating import seat_report
 from arena.results.store import Store
-from arena.stats.uncertainty import estimate
-from arena.stats.standings import store_standings
+from arena.stats.standings import store_standings, store_uncertainty
 
 
 @main.command("standings")
@@ -40,12 +39,11 @@ def standings_command(
         info = store.info()
         standings = store_standings(store)
         bot_faults = store.bot_faults()
-        games = store.counted_games()
         versions = store.entrant_versions()
+        unc = store_uncertainty(store, standings, confidence=confidence, resamples=resamples,
+                                rating_resamples=rating_resamples, seed=seed)
+        games = store.counted_games() if show_seats or show_collusion else []
     names = list(info.entrants)
-    index = {n: i for i, n in enumerate(names)}
-    unc = estimate(games, len(names), [index[s.name] for s in standings], confidence=confidence, resamples=resamples,
-                   rating_resamples=rating_resamples, seed=seed)
     seats = seat_report(games, len(names)) if show_seats else None
     collusion = detect(games, len(names)) if show_collusion else None
     if as_json:

@@ -1,22 +1,21 @@
 """Deal blocks as compact arrays, and the stratified bootstrap over them in bounded memory. Pure: no I/O.
 
-Why a stream of draws of our own: the bootstrap draws, table by table, `resamples x blocks` block
-numbers. numpy's `Generator.integers(0, m, size=(resamples, m))` needs them all at once (16 GB at a
-million games); splitting the call changes the numbers, since each call starts its own 32-bit buffer.
-`BoundedDraws` hands out exactly the numbers that one call would give (Lemire's method on the 32-bit
-halves of PCG64's 64-bit outputs, low half first, as numpy's `random_bounded_uint64_fill` does for a
-range below 2**32), in chunks, and leaves the bit generator where that call would have left it;
-`tests/tournament/test_resample.py` checks it against `Generator.integers`. So the intervals stay
-those of the plain implementation (`tests/tournament/test_standings_golden.py`) while the memory is
-one chunk, and the counts are summed with `bincount` and one matrix product per chunk: exact, since
-every sum is of small integers.
+Why in chunks: the bootstrap draws, table by table, `resamples x blocks` block numbers; drawn at once
+(`Generator.integers(0, m, size=(resamples, m))`) with a resamples x blocks count matrix, that is
+16 GB at a million games. numpy draws a range below 2**32 from 32-bit values of the bit generator,
+which keeps the unused half of a 64-bit output in its own state, so consecutive calls continue one
+stream: the same draws taken a chunk of rows at a time are the numbers of the single call
+(`tests/tournament/test_resample.py` checks it), and the intervals stay those of the plain
+implementation (`tests/tournament/test_standings_golden.py`) while the memory is one chunk. Counts
+are summed with `bincount` and one matrix product per chunk: exact, since every sum is of small
+integers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol, Sequence
+from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -24,7 +23,6 @@ import numpy.typing as npt
 Matrix = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 CHUNK = 1 << 21  # draws per chunk (16 MB of int64)
-_MASK32 = np.uint64(0xFFFFFFFF)
 
 
 class DealGame(Protocol):
@@ -41,53 +39,6 @@ class DealGame(Protocol):
 
     @property
     def ranks(self) -> tuple[int, ...]: ...
-
-
-class BoundedDraws:
-    """Integers in [0, high): the numbers one `Generator.integers(0, high, size=n)` call gives, in chunks.
-
-    Call `take` until n numbers are taken, then `finish`: the bit generator is then exactly where that
-    call would have left it (a rejected draw or the unused half of the last 64-bit output included)."""
-
-    def __init__(self, bitgen: np.random.BitGenerator, high: int) -> None:
-        if not 1 <= high < 2**32:
-            raise ValueError(f"a range of 1 to 2**32 - 1 numbers, not {high}")
-        self.bitgen = bitgen
-        self.high = high
-        self.start = bitgen.state
-        self.threshold = np.uint64((2**32 - high) % high)
-        self.drawn = 0  # 64-bit outputs drawn since start
-        self.used = 0  # 32-bit values consumed through the last number taken
-        self.values: Ints = np.zeros(0, dtype=np.int64)
-        self.positions: Ints = np.zeros(0, dtype=np.int64)  # index of the 32-bit value each came from
-
-    def take(self, n: int) -> Ints:
-        if self.high == 1:  # numpy draws nothing for a range of one number
-            return np.zeros(n, dtype=np.int64)
-        while len(self.values) < n:
-            words = max(1024, (n - len(self.values)) // 2 + 64)
-            raw = self.bitgen.random_raw(words)
-            assert isinstance(raw, np.ndarray)
-            halves = np.empty(2 * words, dtype=np.uint64)
-            halves[0::2] = raw & _MASK32
-            halves[1::2] = raw >> np.uint64(32)
-            scaled = halves * np.uint64(self.high)
-            accepted = np.flatnonzero((scaled & _MASK32) >= self.threshold)
-            self.values = np.concatenate([self.values, (scaled[accepted] >> np.uint64(32)).astype(np.int64)])
-            self.positions = np.concatenate([self.positions, accepted + 2 * self.drawn])
-            self.drawn += words
-        out, self.values = self.values[:n], self.values[n:]
-        if n:
-            self.used = int(self.positions[n - 1]) + 1
-        self.positions = self.positions[n:]
-        return out
-
-    def finish(self) -> None:
-        """Rewind the bit generator to just after the 64-bit outputs that the numbers taken used."""
-        if self.high == 1:
-            return
-        self.bitgen.state = self.start
-        self.bitgen.advance((self.used + 1) // 2)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -169,6 +120,31 @@ def game_arrays(games: Sequence[DealGame]) -> tuple[Ints, Ints, Ints, Ints]:
     return index, np.asarray([g.seed for g in games], dtype=np.int64), seats, ranks
 
 
+def _padded(rows: Sequence[Sequence[int]], width: int) -> Ints:
+    if all(len(r) == width for r in rows):
+        return np.asarray(rows, dtype=np.int64).reshape(len(rows), width)
+    out = np.full((len(rows), width), -1, dtype=np.int64)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out
+
+
+def blocks_from_rows(chunks: Iterable[tuple[Sequence[int], Sequence[int], Sequence[Sequence[int]], Sequence[Sequence[int]]]], entrants: int) -> Blocks:
+    """Deal blocks of games given in chunks of (indices, seeds, seats, ranks) (`arena.results.derived.deal_rows`)."""
+    parts = [(np.asarray(i, dtype=np.int64), np.asarray(s, dtype=np.int64), seats, ranks) for i, s, seats, ranks in chunks]
+    width = max((len(r) for _, _, seats, _ in parts for r in seats), default=1)
+    if not parts:
+        none = np.zeros(0, dtype=np.int64)
+        return blocks_from_arrays(none, none, np.zeros((0, width), dtype=np.int64), np.zeros((0, width), dtype=np.int64), entrants)
+    return blocks_from_arrays(
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([_padded(p[2], width) for p in parts]),
+        np.concatenate([_padded(p[3], width) for p in parts]),
+        entrants,
+    )
+
+
 def deal_blocks(games: Sequence[DealGame], entrants: int) -> Blocks:
     """Group games by deal, blocks in the schedule order of their first game."""
     return blocks_from_arrays(*game_arrays(games), entrants)
@@ -179,19 +155,18 @@ def bootstrap(blocks: Blocks, resamples: int, seed: int, keep: int = 0) -> tuple
     is drawn in the first `keep` resamples (keep x blocks). Each resample draws, within every table, as
     many blocks as the table has, with replacement: tables in order, each all resamples at once, as
     one `Generator(PCG64(seed)).integers` call per table would."""
-    bitgen = np.random.PCG64(seed)
+    rng = np.random.Generator(np.random.PCG64(seed))
     rank_sums = np.zeros((resamples, blocks.entrants))
     seats = np.zeros((resamples, blocks.entrants))
     kept = np.zeros((keep, blocks.size), dtype=np.int64)
     for table in np.unique(blocks.strata).tolist():
         members = np.flatnonzero(blocks.strata == table)
         m = len(members)
-        draws = BoundedDraws(bitgen, m)
         rows = max(1, CHUNK // m)
         local_rank, local_seat = blocks.rank_sum[members], blocks.seat_count[members]
         for r0 in range(0, resamples, rows):
             r1 = min(resamples, r0 + rows)
-            picks = draws.take((r1 - r0) * m).reshape(r1 - r0, m)
+            picks = rng.integers(0, m, size=(r1 - r0, m))
             picks += (np.arange(r1 - r0, dtype=np.int64) * m)[:, None]
             counts = np.bincount(picks.ravel(), minlength=(r1 - r0) * m).reshape(r1 - r0, m)
             weights = counts.astype(np.float64)
@@ -199,7 +174,6 @@ def bootstrap(blocks: Blocks, resamples: int, seed: int, keep: int = 0) -> tuple
             seats[r0:r1] += weights @ local_seat
             if r0 < keep:
                 kept[r0 : min(r1, keep), members] = counts[: min(r1, keep) - r0]
-        draws.finish()
     return rank_sums, seats, kept
 
 

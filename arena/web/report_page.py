@@ -20,13 +20,13 @@ from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.stats.ratings import Standing
 from arena.stats.seating import SeatReport, seat_report
 from arena.results.store import Store, StoredGame
-from arena.stats.uncertainty import Uncertainty, estimate
+from arena.stats.uncertainty import Uncertainty
 from arena.web import page
 from arena.web.report_data import BySeat, HeadToHead, by_seat, game_faults, head_to_head, rating_history
 from arena.web.report_svg import rating_plot
 from arena.web.report_tables import by_seat_table, faults_section, head_to_head_table, neighbours_table, standings_table
 from arena.web.viewer import write_viewer
-from arena.stats.standings import store_standings
+from arena.stats.standings import store_standings, store_uncertainty
 
 REPLAY_DIR = "replays"
 
@@ -137,6 +137,9 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         raw_names = list(store.entrant_names())
         names = [clean(n, NAME_CHARS) for n in raw_names]
         standings = store_standings(store)
+        # the same intervals as `arena standings` with its defaults (its seed, confidence and resamples give
+        # the same resamples); no re-rated mu intervals here: they cost seconds on a big store
+        uncertainty = store_uncertainty(store, standings, rating_resamples=0)
         games = store.counted_games()  # the games the standings count (all, unless the stop rule ended the run)
         bot_faults = [(clean(e, NAME_CHARS), clean(k, NAME_CHARS), clean(d)) for e, k, d in store.bot_faults()]
     try:
@@ -145,10 +148,6 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         raise ReportError(f"cannot create the report folder {out}: {exc.strerror or exc} (choose another with -o)") from None
     links, written, errors = _viewer_pages(games, out) if viewers else ({}, 0, [])
     history = rating_history([g.rated() for g in games], len(names))
-    index_of = {n: i for i, n in enumerate(raw_names)}
-    # the same intervals as `arena standings` with its defaults (its seed, confidence and resamples give
-    # the same resamples); no re-rated mu intervals here: they cost seconds on a big store
-    uncertainty = estimate(games, len(names), [index_of[s.name] for s in standings], rating_resamples=0)
     subtitle = f"{info.game} · {info.counted_games}/{info.total_games} games · {len(names)} entrants"
     if info.stop is not None:
         subtitle += f" · stopped after round {info.stop.after_round + 1} of {info.stop.rounds} by the stop rule"
