@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
+import re
 from importlib import resources
+from pathlib import Path
 
-from arena.jsonvalue import JSON, dumps_str
+from arena.jsonvalue import JSON, dumps, dumps_str, loads
 
 DATA_ID = "arena-data"
 
@@ -21,8 +25,41 @@ def embed_json(value: JSON) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def data_script(value: JSON) -> str:
-    return f'<script type="application/json" id="{DATA_ID}">{embed_json(value)}</script>'
+def data_script(value: JSON, compress: bool = False) -> str:
+    """The page's data as JSON, or (`compress`) gzip in base64, which the page inflates with the
+    browser's DecompressionStream (viewer.js): a replay's frames shrink about twentyfold."""
+    if not compress:
+        return f'<script type="application/json" id="{DATA_ID}">{embed_json(value)}</script>'
+    packed = base64.b64encode(gzip.compress(dumps(value), compresslevel=6, mtime=0)).decode("ascii")
+    return f'<script type="application/octet-stream" id="{DATA_ID}" data-encoding="gzip-base64">{packed}</script>'
+
+
+def read_data(page_text: str) -> JSON:
+    """The data a page embeds (`data_script`), decoded as the page decodes it."""
+    found = re.search(rf'<script type="[^"]+" id="{DATA_ID}"( data-encoding="gzip-base64")?>(.*?)</script>', page_text, re.S)
+    if found is None:
+        raise ValueError("no embedded data in this page")
+    if found.group(1):
+        return loads(gzip.decompress(base64.b64decode(found.group(2))))
+    return loads(found.group(2))
+
+
+def write_assets(folder: Path, names: list[str]) -> None:
+    """Write the named assets into `folder` once, for pages that link them (`linked_styles`, `linked_scripts`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        target = folder / name
+        text = asset(name)
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+
+
+def linked_styles(names: list[str], base: str) -> str:
+    return "\n".join(f'<link rel="stylesheet" href="{html.escape(base)}/{n}">' for n in names)
+
+
+def linked_scripts(names: list[str], base: str) -> str:
+    return "\n".join(f'<script src="{html.escape(base)}/{n}"></script>' for n in names)
 
 
 def styles(names: list[str]) -> str:
@@ -33,11 +70,13 @@ def scripts(names: list[str]) -> str:
     return "\n".join(f"<script>\n{asset(n)}\n</script>" for n in names)
 
 
-def shell(title: str, head: str, body: str) -> str:
+def shell(title: str, head: str, body: str, linked: bool = False) -> str:
+    """The page; `linked`: it also loads scripts and styles from files beside it ('self')."""
+    own = "'self' 'unsafe-inline'" if linked else "'unsafe-inline'"
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
-        "style-src 'unsafe-inline'; img-src data:\">\n"
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src {own}; "
+        f"style-src {own}; img-src data:\">\n"
         f"<title>{html.escape(title)}</title>\n{head}\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )

@@ -25,10 +25,11 @@ from arena.web import page
 from arena.web.report_data import BySeat, HeadToHead, by_seat, game_faults, head_to_head, rating_history
 from arena.web.report_svg import rating_plot
 from arena.web.report_tables import by_seat_table, faults_section, head_to_head_table, neighbours_table, standings_table
-from arena.web.viewer import write_viewer
+from arena.web import viewer
 from arena.stats.standings import store_standings, store_uncertainty
 
 REPLAY_DIR = "replays"
+ASSET_DIR = "assets"  # in REPLAY_DIR: the viewer pages' one copy of their scripts and styles
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,11 @@ def _viewer_pages(games: Sequence[StoredGame], out: Path) -> tuple[dict[int, str
     links: dict[int, str] = {}
     written = 0
     errors: list[str] = []
+    if any(g.replay_path for g in games):
+        try:
+            page.write_assets(out / REPLAY_DIR / ASSET_DIR, viewer.ASSETS)  # one copy for every viewer page
+        except OSError as exc:
+            return links, written, [clean(f"viewer assets: {exc}", LINE_CHARS)]
     for g in games:
         if not g.replay_path:
             continue
@@ -55,7 +61,7 @@ def _viewer_pages(games: Sequence[StoredGame], out: Path) -> tuple[dict[int, str
             if not replay.is_file():
                 continue
             if not target.is_file() or target.stat().st_mtime < replay.stat().st_mtime:
-                write_viewer(replay, target, None, back_link="../index.html")
+                viewer.write_viewer(replay, target, None, back_link="../index.html", assets=ASSET_DIR)
                 written += 1
             links[g.index] = rel
         except (ArenaError, OSError) as exc:

@@ -30,20 +30,29 @@ _BODY = """
 """
 
 
-def viewer_html(record: GameRecord, perspective: Perspective, back_link: str | None = None) -> str:
-    """The page for one perspective: organiser (every seat's views) or seat k (seat k's views only)."""
+STYLES = ["base.css", "viewer.css"]
+SCRIPTS = ["games.js", "viewer.js"]
+ASSETS = STYLES + SCRIPTS
+
+
+def viewer_html(record: GameRecord, perspective: Perspective, back_link: str | None = None, assets: str | None = None) -> str:
+    """The page for one perspective: organiser (every seat's views) or seat k (seat k's views only).
+    Its frames are compressed; its scripts and styles are inline, or (`assets`, a folder relative to
+    the page, see `page.write_assets`) linked, so the pages of one report share one copy."""
     data = viewer_data(record, perspective)
     back = f'<a href="{back_link}" style="color:#cde">← report</a>' if back_link else ""
     title = f"{record.game} {clean(record.game_id, NAME_CHARS)} ({perspective.label})"
-    head = page.styles(["base.css", "viewer.css"])
-    body = _BODY.format(back=back) + page.data_script(data) + page.scripts(["games.js", "viewer.js"])
-    return page.shell(title, head, body)
+    head = page.styles(STYLES) if assets is None else page.linked_styles(STYLES, assets)
+    code = page.scripts(SCRIPTS) if assets is None else page.linked_scripts(SCRIPTS, assets)
+    body = _BODY.format(back=back) + page.data_script(data, compress=True) + code
+    return page.shell(title, head, body, linked=assets is not None)
 
 
-def write_viewer(replay: str | os.PathLike[str], out: str | os.PathLike[str], seat: int | None = None, back_link: str | None = None) -> Path:
+def write_viewer(replay: str | os.PathLike[str], out: str | os.PathLike[str], seat: int | None = None,
+                 back_link: str | None = None, assets: str | None = None) -> Path:
     """Read a replay, write its viewer page to `out`; returns the path written."""
     record = load_game_record(replay)
-    text = viewer_html(record, Perspective(seat), back_link)
+    text = viewer_html(record, Perspective(seat), back_link, assets)
     target = Path(out)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
