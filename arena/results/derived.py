@@ -4,8 +4,9 @@
 Why the key is a digest of the games table and not a counter: games are added by runs, set aside
 when a bot changes (`supersede`) and renumbered when a config changes (`reindex`); the count, the
 last index, and sums of the indices and finish times (weighted by the index, so a renumbering shows)
-change with each of those, and reading them is one pass over two columns (about 30 ms at 100,000
-games), against seconds for the analysis itself.
+change with each of those (and with the seeds, weighted by the index, for games stored in one batch
+with one finish time); reading them is one pass over three columns (about 30 ms at 100,000 games),
+against seconds for the analysis itself. `reindex` also clears the cache when it renumbers.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ CACHE_TABLE = "CREATE TABLE IF NOT EXISTS analysis_cache (name TEXT PRIMARY KEY,
 def content_key(store: Store) -> str:
     """Changes whenever a game is added, removed, replaced or renumbered."""
     row = store.conn.execute(
-        "SELECT COUNT(*), MAX(idx), TOTAL(idx), TOTAL(finished_at), TOTAL(finished_at * (idx + 1)) FROM games"
+        "SELECT COUNT(*), MAX(idx), TOTAL(idx), TOTAL(finished_at), TOTAL(finished_at * (idx + 1)),"
+        " TOTAL((seed % 1000003) * (idx + 1)) FROM games"
     ).fetchone()
-    return dumps_str([row[0], row[1], repr(row[2]), repr(row[3]), repr(row[4])])
+    return dumps_str([row[0], row[1], *(repr(v) for v in row[2:])])
 
 
 def cached(store: Store, name: str, key: str) -> JSON | None:
