@@ -131,7 +131,10 @@ def verdicts(figures: list[Figure], games: int) -> list[str]:
 COMMAND = ".venv/bin/python -m bench.bench_report --write"
 
 
-def run(games: int = 10_000, repeats: int = 3) -> tuple[list[Figure], str]:
+GAMES = 10_000
+
+
+def run(games: int = GAMES, repeats: int = 3) -> tuple[list[Figure], str]:
     started, load = time.perf_counter(), os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         figures = measure(games, repeats, Path(tmp))
