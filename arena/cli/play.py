@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import shlex
 import tempfile
-from typing import Any
+from typing import Any, Sequence
 
 import click
 
 from arena.cli import main
-from arena.errors import BotError, GameOptionError, ReplayError
+from arena.errors import BotError, GameOptionError, ReplayError, SeatCountError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str, loads
 from arena.referee.bot import BotProcess, BotSpec
@@ -18,12 +18,14 @@ from arena.core.time_control import TimeControl
 from arena.core.faults import Fault, FaultPolicy
 from arena.core.limits import Limits
 from arena.referee.referee import play_game
+from arena.referee.stderr_log import StepLog
 from arena.core.result import GameResult
 from arena.replay import iter_replay
+from arena.sandbox.launch import is_script
 from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import decide
 from arena.rng import derive_seed
-from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
+from arena.textsafe import LINE_CHARS, clean, seat_label
 
 TC = TimeControl()  # the defaults, defined once in the referee
 LIM = Limits()
@@ -39,6 +41,24 @@ def parse_option(text: str) -> tuple[str, Any]:
     except ValueError:
         value = raw
     return name.strip(), value
+
+
+def entrant_names(commands: list[tuple[str, ...]]) -> list[str]:
+    """A name for each seat's bot, from its command: the script's file name (else the program's); the
+    path as written where two scripts share a file name; `#seat` after it where only the arguments
+    differ. The same command in two seats is the same bot: the same name."""
+    def script(argv: tuple[str, ...]) -> str:
+        return next((a for a in argv[1:] if is_script(a)), argv[0])
+
+    short = [os.path.basename(script(argv)) for argv in commands]
+    names = []
+    for argv, name in zip(commands, short):
+        other_files = {script(c) for c, n in zip(commands, short) if n == name and c != argv} - {script(argv)}
+        names.append(script(argv) if other_files else name)
+    for i, (argv, name) in enumerate(zip(commands, names)):
+        if any(n == name and c != argv for c, n in zip(commands, names)):
+            names[i] = f"{name}#{i}"
+    return names
 
 
 def parse_command(text: str, index: int) -> tuple[str, ...]:
@@ -68,6 +88,9 @@ def parse_command(text: str, index: int) -> tuple[str, ...]:
     "--memory-mb", type=int, default=LIM.memory_mb, show_default=True, help="Address-space limit of each bot process (0: none)."
 )
 @click.option("--sandbox/--no-sandbox", "sandbox", default=None, help="Run each bot in a bubblewrap sandbox (default: on where it can run).")
+@click.option("--show-stderr", "show_stderr", multiple=True, metavar="SEAT",
+              help="Print this seat's stderr lines beside each step (repeatable, or `all`).")
+@click.option("--keep-logs", is_flag=True, help="Write each seat's stderr lines per step into the replay (for `arena view`).")
 @click.option("--quiet", is_flag=True, help="Only the result, not the step-by-step log.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
 def play_command(
@@ -85,6 +108,8 @@ def play_command(
     cpu_seconds: int | None,
     memory_mb: int | None,
     sandbox: bool | None,
+    show_stderr: tuple[str, ...],
+    keep_logs: bool,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -97,6 +122,7 @@ def play_command(
     """
     spec = get_game(game)
     spec.check_seats(len(bots))
+    shown = stderr_seats(show_stderr, len(bots))
     resolved = spec.resolve_options(dict(parse_option(o) for o in options))
     commands = [parse_command(text, i) for i, text in enumerate(bots)]
     control = TimeControl(
@@ -121,12 +147,15 @@ def play_command(
     boxed = SandboxPolicy(enabled=sandboxed, hide=(os.path.abspath(path),), private=(os.path.abspath(path),))
     started: list[BotProcess] = []
     close_faults: list[Fault] = []
+    logs: list[StepLog] = []
     finished = False
     try:
-        for i, argv in enumerate(commands):
+        for i, (argv, entrant) in enumerate(zip(commands, entrant_names(commands))):
             env = {"ARENA_SEED": str(derive_seed(seed, "bot", i))}
-            started.append(BotProcess.start(BotSpec(f"seat{i}", argv, env=env, sandbox=boxed), control, limits))
-        result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy), replay_path=path)
+            started.append(BotProcess.start(BotSpec(entrant, argv, env=env, sandbox=boxed), control, limits))
+        result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy),
+                           replay_path=path, keep_logs=keep_logs and replay is not None,
+                           on_log=logs.append if shown else None)
         finished = True
     finally:
         try:
@@ -135,7 +164,7 @@ def play_command(
             if replay is None and not finished:
                 os.unlink(path)
     try:
-        log_lines = [] if quiet or as_json else _render_log(path)
+        log_lines = [] if quiet or as_json else _render_log(path, [g for g in logs if g.seat in shown])
     finally:
         if replay is None:
             os.unlink(path)
@@ -147,7 +176,25 @@ def play_command(
         out["replay_path"] = replay  # None: the temporary replay that fed the log is gone
         click.echo(dumps_str(out))
         return
-    _print_result(result, close_faults, replay)
+    _print_result(result, close_faults, replay, seat_labels(started))
+
+
+def seat_labels(bots: list[BotProcess]) -> list[str]:
+    """Each seat as the entrant's name, with the bot's own hello name and version beside it."""
+    return [seat_label(bot.spec.name, bot.name, bot.version) for bot in bots]
+
+
+def stderr_seats(values: tuple[str, ...], seats: int) -> frozenset[int]:
+    """The seats `--show-stderr` names: numbers, or `all`."""
+    shown: set[int] = set()
+    for value in values:
+        if value.strip().lower() == "all":
+            shown.update(range(seats))
+        elif value.strip().isdigit() and int(value) < seats:
+            shown.add(int(value))
+        else:
+            raise SeatCountError(f"--show-stderr {clean(value, 40)!r}: give a seat from 0 to {seats - 1}, or `all`")
+    return frozenset(shown)
 
 
 def own_file(path: str) -> None:
@@ -174,22 +221,30 @@ def _close_all(bots: list[BotProcess], close_faults: list[Fault]) -> None:
         raise interrupt
 
 
-def _render_log(path: str) -> list[str]:
-    """The game as a human reads it, from the replay: so the log shows exactly what was recorded."""
+def _render_log(path: str, logs: Sequence[StepLog] = ()) -> list[str]:
+    """The game as a human reads it, from the replay: so the log shows exactly what was recorded.
+    `logs`: the seats' stderr lines to show, each step's after that step's decisions."""
     lines: list[str] = []
+    by_step: dict[int, list[StepLog]] = {}
+    for log in logs:
+        by_step.setdefault(log.step, []).append(log)
     for _, record in iter_replay(path):
         kind = record["type"]
         if kind == "header":
             lines.append(f"{record['game']} {record['game_version']}  seed {record['seed']}  options {dumps_str(record['options'])}")
             for seat in record["seats"]:
-                name, version = clean(seat["name"], NAME_CHARS), clean(seat["version"], NAME_CHARS)
-                lines.append(f"  seat {seat['seat']}: {name} {version}  ({clean(' '.join(seat['command']))})")
+                label = seat_label(seat["entrant"], seat["name"], seat["version"])
+                lines.append(f"  seat {seat['seat']}: {label}  ({clean(' '.join(seat['command']))})")
         elif kind == "decision":
             mark = {"bot": "", "recorded": "  (recorded)"}.get(record["source"], "  <- fallback")
             elapsed = record.get("elapsed_ms")
             timing = f"{elapsed:8.2f} ms" if elapsed is not None else "       - ms"
             lines.append(f"  step {record['step']:>3} seat {record['seat']}: {timing}  {dumps_str(record['played'])}{mark}")
         elif kind == "events":
+            for log in sorted(by_step.get(record["step"], ()), key=lambda g: g.seat):
+                lines.extend(f"           seat {log.seat} stderr| {text}" for text in log.lines)  # clean already
+                if log.dropped:
+                    lines.append(f"           seat {log.seat} stderr| ({log.dropped} more lines dropped: over the log's bounds)")
             for event in record["events"]:
                 if "to" not in event:  # private events are the seats' business
                     data = {k: v for k, v in event.items() if k != "kind"}
@@ -204,7 +259,7 @@ def _render_log(path: str) -> list[str]:
     return lines
 
 
-def _print_result(result: GameResult, close_faults: list[Fault], replay: str | None) -> None:
+def _print_result(result: GameResult, close_faults: list[Fault], replay: str | None, labels: list[str]) -> None:
     click.echo("")
     click.echo(f"result of {result.game} seed {result.seed} ({result.decisions} decisions, {result.duration_s:.3f} s):")
     order = sorted(range(len(result.players)), key=lambda s: (result.ranks[s], s))
@@ -213,7 +268,7 @@ def _print_result(result: GameResult, close_faults: list[Fault], replay: str | N
         tiebreak = ",".join(str(t) for t in result.tiebreaks[seat])
         note = "  (faulted)" if seat in faulty else ""
         click.echo(
-            f"  rank {result.ranks[seat]}  seat {seat}  {clean(result.players[seat], NAME_CHARS):<20} {result.points[seat]:>4} points"
+            f"  rank {result.ranks[seat]}  seat {seat}  {labels[seat]:<20} {result.points[seat]:>4} points"
             f"  tie-break {tiebreak}  game rank {result.game_ranks[seat]}{note}"
         )
     if result.faults:

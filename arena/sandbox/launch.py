@@ -25,6 +25,28 @@ from arena.sandbox.limits import BotLimits
 from arena.sandbox.policy import SCRATCH_PATH, SandboxPolicy
 from arena.sandbox.probe import probe
 
+# Arguments that name a script the bot's interpreter will open: checked before the start, so that a
+# mistyped path is reported as the host path the user wrote, not as the sandbox sees it.
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".jar", ".php", ".sh")
+
+
+def is_script(arg: str) -> bool:
+    return not arg.startswith("-") and arg.lower().endswith(SCRIPT_SUFFIXES)
+
+
+def missing_script(command: Sequence[str], cwd: str | None) -> str | None:
+    """What is wrong when an argument of `command` names a script file that is not there (None if all
+    are): the path as written and the host path it was looked for at."""
+    base = os.path.abspath(cwd or os.getcwd())
+    for arg in command[1:]:
+        if is_script(arg):
+            host = os.path.normpath(os.path.join(base, arg))
+            if not os.path.isfile(host):
+                where = "" if os.path.isabs(arg) else f" (the path {arg!r} is read from the folder {base})"
+                return f"no file {host}{where}: check the script's path"
+    return None
+
+
 # Words a runtime prints when an rlimit refused it something (no cgroup to count it for us).
 _STDERR_HINTS = (
     ("memory", ("MemoryError", "Cannot allocate memory", "out of memory", "bad_alloc", "OutOfMemoryError")),
@@ -60,6 +82,9 @@ class Launch:
         if not (os.path.isfile(os.path.join(cwd or ".", program)) if "/" in program else shutil.which(program, path=path_env)):
             raise BotStartError(f"bot {name!r}: cannot start {' '.join(command)!r}: {program!r} not found "
                                 "(check the path, or give the interpreter, e.g. 'python3 bot.py')")
+        problem = missing_script(command, cwd)
+        if problem is not None:
+            raise BotStartError(f"bot {name!r}: cannot start {' '.join(command)!r}: {problem}")
         limits = BotLimits.make(policy, cpu_seconds, memory_mb, support.cgroups, support.root)
         launch = cls((), {}, None, limits)
         try:

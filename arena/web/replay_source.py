@@ -53,8 +53,8 @@ class GameRecord:
 
     @property
     def players(self) -> tuple[str, ...]:
-        """As each bot introduced itself (bot-controlled: clean before showing)."""
-        return tuple(seat.name for seat in self.replay.header.seats)
+        """Each seat as the entrant's name with the bot's own name and version beside it (cleaned)."""
+        return tuple(seat.label for seat in self.replay.header.seats)
 
     @property
     def time_control(self) -> dict[str, JSON]:

@@ -70,6 +70,8 @@ def test_a_bot_that_dies_on_its_second_game_is_charged_once_and_restarted(write_
     probe = tconfig.load(write_config(data, "probe.yaml"))
     second = [g for g in probe.games() if 3 in g.seats][1]  # bot3's second game in schedule order
     data["entrants"][3]["command"] = ["{python}", str(DIES), "--die-in", second.game_id, "--salt", "s3"]
+    for entrant in data["entrants"]:  # the dying bot lies beside the others: one author's test bots
+        entrant["sandbox"] = {"shared_folder": True}
     s1, s2, store1, store2 = _run_both(write_config, data)
     assert s1.played == s2.played == 12
     assert s1.standings == s2.standings
@@ -159,8 +161,9 @@ def test_a_program_the_system_cannot_execute_is_charged_not_fatal(
     assert s1.played == s2.played == 12 and s1.standings == s2.standings
     assert _faults_by_entrant(store1) == _faults_by_entrant(store2) == {0: ["start_failed"] * 9}
     detail = s1.bot_faults[0][1].detail
-    # Unsandboxed, arena's own exec fails; in bubblewrap, bwrap's exec falls back to the shell, which exits 127.
-    assert ("status 127 during the handshake" if sandboxed else "cannot start") in detail
+    # Unsandboxed, arena's own exec fails; in bubblewrap, the shell that hands the bot its stdout cannot
+    # execute it and exits 126 ("cannot execute").
+    assert ("status 126 during the handshake" if sandboxed else "cannot start") in detail
 
 
 def test_a_stop_rule_is_asked_after_each_complete_round_and_stops_later_rounds(write_config: Callable[..., Path]) -> None:

@@ -4,21 +4,49 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Any, Callable, Mapping, NoReturn, TypeVar
+from typing import Any, Callable, Mapping, NoReturn, Sequence, TypeVar
 
 from arena.errors import ArenaError, ConfigError
 
 E = TypeVar("E", bound=enum.Enum)
+T = TypeVar("T")
 
 
 class Reader:
-    """Typed access to a YAML mapping that reports errors as `file: key.path: what was expected`."""
+    """Typed access to a YAML mapping that reports errors as `file: key.path: what was expected`.
+
+    Every mistake is reported at once: `fail` ends the reading of one part, `attempt` reads a part and
+    notes its mistake instead of stopping, and `done` raises one ConfigError listing every mistake noted.
+    """
 
     def __init__(self, file: Path) -> None:
         self.file = file
+        self.errors: list[str] = []
+
+    def message(self, where: str, message: str) -> str:
+        return f"{self.file}: {where}: {message}" if where else f"{self.file}: {message}"
 
     def fail(self, where: str, message: str) -> NoReturn:
-        raise ConfigError(f"{self.file}: {where}: {message}" if where else f"{self.file}: {message}")
+        raise ConfigError(self.message(where, message))
+
+    def note(self, where: str, message: str) -> None:
+        """A mistake that need not stop the reading of its part."""
+        self.errors.append(self.message(where, message))
+
+    def attempt(self, read: Callable[[], T], fallback: T) -> T:
+        """`read()`, or `fallback` with its mistake noted: the parts after it are still read and checked."""
+        try:
+            return read()
+        except ConfigError as exc:
+            self.errors.append(str(exc))
+            return fallback
+
+    def done(self) -> None:
+        """Raise one ConfigError naming every mistake noted (the first line says how many there are)."""
+        if len(self.errors) == 1:
+            raise ConfigError(self.errors[0])
+        if self.errors:
+            raise ConfigError(f"{len(self.errors)} mistakes in {self.file}:\n" + "\n".join(self.errors))
 
     def mapping(self, value: Any, where: str, allowed: set[str], required: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
         if not isinstance(value, dict):
@@ -27,10 +55,12 @@ class Reader:
             if not isinstance(key, str):
                 self.fail(where, f"keys must be strings, got {key!r}")
             if key not in allowed:
-                self.fail(join(where, key), f"unknown key (expected one of: {', '.join(sorted(allowed))})")
-        for key in sorted(required):
-            if key not in value:
-                self.fail(join(where, key), "missing (required)")
+                self.note(join(where, key), f"unknown key (expected one of: {', '.join(sorted(allowed))})")
+        missing = [key for key in sorted(required) if key not in value]
+        for key in missing[1:]:
+            self.note(join(where, key), "missing (required)")
+        if missing:
+            self.fail(join(where, missing[0]), "missing (required)")
         return value
 
     def string(self, value: Any, where: str) -> str:
@@ -53,9 +83,11 @@ class Reader:
             self.fail(where, f"expected true or false, got {kind(value)}")
         return value
 
-    def choice(self, value: Any, where: str, enum_type: type[E]) -> E:
-        names = [m.value for m in enum_type]
-        for member in enum_type:
+    def choice(self, value: Any, where: str, enum_type: type[E], allowed: Sequence[E] | None = None) -> E:
+        """One of the enum's members (or of `allowed`, those a config may name), by value."""
+        members = list(enum_type) if allowed is None else list(allowed)
+        names = [m.value for m in members]
+        for member in members:
             if member.value == value:
                 return member
         self.fail(where, f"expected one of {', '.join(names)}, got {value!r}")
@@ -69,7 +101,7 @@ class Reader:
         if value is None:
             return cls()
         data = self.mapping(value, where, set(checks))
-        given = {key: checks[key](v, join(where, key)) for key, v in data.items()}
+        given = {key: checks[key](v, join(where, key)) for key, v in data.items() if key in checks}
         try:
             return cls(**given)  # what is not given keeps the referee's default
         except (ArenaError, ValueError) as exc:

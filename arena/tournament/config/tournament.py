@@ -28,6 +28,7 @@ from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
+from arena.sandbox.launch import is_script
 from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import probe
 from arena.tournament.schedule import plan as sched
@@ -35,11 +36,8 @@ from arena.tournament.config.reader import Reader as _Reader, join as _join, kin
 from arena.sandbox.view import holds
 from arena.tournament.config.sandbox import folders_of, named_files, overlaps, private_paths, read_policy, with_outputs
 from arena.tournament.config.stop import read_stop
-from arena.tournament.schedule.plan import Fill, Format, Rotations, ScheduleError, ScheduleSpec
+from arena.tournament.schedule.plan import CONFIG_FORMATS, Fill, Format, Rotations, ScheduleError, ScheduleSpec
 from arena.stats.stoprule import StopRule
-
-# Arguments with these suffixes are taken to be script files and must exist (e.g. `{python} bot.py`).
-SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".jar", ".php", ".sh")
 
 
 class FaultPolicyName(enum.Enum):
@@ -90,6 +88,7 @@ class TournamentConfig:
     raw: Mapping[str, JSON] = field(repr=False, default_factory=dict)
     cluster: str | None = None  # `executor: {dask: ...}`: a Dask scheduler's address, or local:N
     report: Path | None = None  # output.report: the HTML report folder `arena run` writes at the end
+    keep_logs: bool = False  # output.keep_logs: the bots' stderr lines per step in each replay (needs output.replays)
     stop: StopRule | None = None  # stop: end the round-robin once its ranking is settled (config_stop.py)
     warnings: tuple[str, ...] = ()  # what `validate` and `run` say before anything runs (shared entrant folders)
 
@@ -177,51 +176,32 @@ def load(path: str | os.PathLike[str]) -> TournamentConfig:
 
 
 def parse(data: Any, file: Path) -> TournamentConfig:
+    """The config in `data`, every part read and checked; one ConfigError names every mistake at once."""
     r = _Reader(file)
-    top = r.mapping(data, "", TOP_KEYS, required={"game", "entrants"})
+    top: dict[str, Any] | None = r.attempt(lambda: r.mapping(data, "", TOP_KEYS, required={"game", "entrants"}), None)
+    if top is None:
+        r.done()
+    assert top is not None
     config_dir = file.resolve().parent
-    root = config_dir
-    if "root" in top:
-        root = (config_dir / r.string(top["root"], "root")).resolve()
-        if not root.is_dir():
-            r.fail("root", f"folder {str(root)!r} does not exist")
-    name = r.string(top["name"], "name") if "name" in top else file.stem
-
-    game_name = r.string(top["game"], "game")
-    try:
-        spec = get_game(game_name)
-    except GameError as exc:
-        r.fail("game", str(exc))
-    options_raw = top.get("options") or {}
-    if not isinstance(options_raw, dict):
-        r.fail("options", f"expected a mapping of game options, got {_kind(options_raw)}")
-    for key in options_raw:
-        if not isinstance(key, str):
-            r.fail("options", f"option names are words, got {_kind(key)}")
-    try:
-        options = spec.resolve_options(options_raw)
-    except GameError as exc:
-        bad = next((k for k in options_raw if k not in {o.name for o in spec.options}), None)
-        r.fail(_join("options", bad) if bad else "options", str(exc))
-
-    sandbox = read_policy(r, top.get("sandbox"), "sandbox", SandboxPolicy(enabled=probe().sandbox))
+    root = r.attempt(lambda: _root(r, top, config_dir), config_dir)
+    name = r.attempt(lambda: r.string(top["name"], "name"), file.stem) if "name" in top else file.stem
+    no_game: tuple[GameSpec | None, dict[str, Any]] = (None, {})
+    spec, options = r.attempt(lambda: _game(r, top), no_game)
+    sandbox = r.attempt(lambda: read_policy(r, top.get("sandbox"), "sandbox", SandboxPolicy(enabled=probe().sandbox)),
+                        SandboxPolicy(enabled=False))
+    errors = len(r.errors)
     entrants = _entrants(r, top["entrants"], root, config_dir, sandbox)
+    entrants_ok = len(r.errors) == errors
     n = len(entrants)
-
-    if "players" in top:
-        players = r.integer(top["players"], "players", minimum=1)
-        try:
-            spec.check_seats(players)
-        except GameError as exc:
-            r.fail("players", str(exc))
-    else:
-        players = max(spec.min_seats, min(n, spec.max_seats))
-
-    seed = r.integer(top.get("seed", 0), "seed", minimum=0)
-    schedule_spec = _schedule(r, top.get("schedule"), entrants, players, seed)
-    stop = read_stop(r, top.get("stop"))
-
-    time_control = r.section(
+    players = 0
+    if spec is not None:
+        players = r.attempt(lambda: _players(r, top, spec, n), 0)
+    seed = r.attempt(lambda: r.integer(top.get("seed", 0), "seed", minimum=0), 0)
+    schedule_spec: ScheduleSpec | None = None
+    if spec is not None and entrants_ok and players:  # else the schedule's own complaint would be a consequence
+        schedule_spec = r.attempt(lambda: _schedule(r, top.get("schedule"), entrants, players, seed), None)
+    stop = r.attempt(lambda: read_stop(r, top.get("stop")), None)
+    time_control = r.attempt(lambda: r.section(
         top.get("time_control"),
         "time_control",
         TimeControl,
@@ -231,8 +211,8 @@ def parse(data: Any, file: Path) -> TournamentConfig:
             "increment_ms": lambda v, w: r.integer(v, w, minimum=0),
             "startup_ms": lambda v, w: r.integer(v, w, minimum=1),
         },
-    )
-    limits = r.section(
+    ), TimeControl())
+    limits = r.attempt(lambda: r.section(
         top.get("limits"),
         "limits",
         Limits,
@@ -241,26 +221,19 @@ def parse(data: Any, file: Path) -> TournamentConfig:
             "memory_mb": lambda v, w: r.integer(v, w, minimum=1, allow_null=True),
             "max_line_bytes": lambda v, w: r.integer(v, w, minimum=1024),
         },
-    )
-    policy = r.choice(top.get("fault_policy", "forfeit"), "fault_policy", FaultPolicyName)
-    concurrency = r.integer(top.get("concurrency"), "concurrency", minimum=1, allow_null=True)
-    restart_bots = r.boolean(top.get("restart_bots", False), "restart_bots")
-
-    executor = r.mapping(top.get("executor") or {}, "executor", {"dask"})
-    cluster = None if executor.get("dask") is None else r.string(executor["dask"], "executor.dask")
-    if cluster is not None:
-        try:
-            ClusterSpec.parse(cluster)
-        except ClusterError as exc:
-            r.fail("executor.dask", str(exc).replace("--cluster ", "", 1))
-
-    output = r.mapping(top.get("output") or {}, "output", {"store", "replays", "report"})
-    store = root / (r.string(output["store"], "output.store") if "store" in output else f"out/{name}.sqlite")
-    replays_raw = output.get("replays")
-    replays = None if replays_raw is None else root / r.string(replays_raw, "output.replays")
-    report_raw = output.get("report")
-    report = None if report_raw is None else root / r.string(report_raw, "output.report")
-    entrants, warnings = _sandbox_views(r, entrants, root, file, store, replays, report)
+    ), Limits())
+    policy = r.attempt(lambda: r.choice(top.get("fault_policy", "forfeit"), "fault_policy", FaultPolicyName),
+                       FaultPolicyName.FORFEIT)
+    concurrency = r.attempt(lambda: r.integer(top.get("concurrency"), "concurrency", minimum=1, allow_null=True), None)
+    restart_bots = r.attempt(lambda: r.boolean(top.get("restart_bots", False), "restart_bots"), False)
+    cluster = r.attempt(lambda: _cluster(r, top), None)
+    no_outputs: tuple[Path, Path | None, Path | None] = (root / "out" / f"{name}.sqlite", None, None)
+    store, replays, report = r.attempt(lambda: _outputs(r, top, root, name), no_outputs)
+    keep_logs = r.attempt(lambda: _keep_logs(r, top, replays), False)
+    no_views: tuple[list[EntrantConfig], list[str]] = (entrants, [])
+    entrants, warnings = r.attempt(lambda: _sandbox_views(r, entrants, root, file, store, replays, report), no_views)
+    r.done()
+    assert spec is not None and schedule_spec is not None  # else a mistake was noted and `done` raised
 
     return TournamentConfig(
         path=file,
@@ -281,9 +254,79 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         raw=top,
         cluster=cluster,
         report=report.resolve() if report is not None else None,
+        keep_logs=keep_logs,
         stop=stop,
         warnings=tuple(warnings),
     )
+
+
+def _root(r: _Reader, top: dict[str, Any], config_dir: Path) -> Path:
+    if "root" not in top:
+        return config_dir
+    root = (config_dir / r.string(top["root"], "root")).resolve()
+    if not root.is_dir():
+        r.fail("root", f"folder {str(root)!r} does not exist")
+    return root
+
+
+def _game(r: _Reader, top: dict[str, Any]) -> tuple[GameSpec | None, dict[str, Any]]:
+    game_name = r.string(top["game"], "game")
+    try:
+        spec = get_game(game_name)
+    except GameError as exc:
+        r.fail("game", str(exc))
+    options_raw = top.get("options") or {}
+    if not isinstance(options_raw, dict):
+        r.fail("options", f"expected a mapping of game options, got {_kind(options_raw)}")
+    for key in options_raw:
+        if not isinstance(key, str):
+            r.fail("options", f"option names are words, got {_kind(key)}")
+    try:
+        options = spec.resolve_options(options_raw)
+    except GameError as exc:
+        bad = next((k for k in options_raw if k not in {o.name for o in spec.options}), None)
+        r.fail(_join("options", bad) if bad else "options", str(exc))
+    return spec, dict(options)
+
+
+def _players(r: _Reader, top: dict[str, Any], spec: GameSpec, entrants: int) -> int:
+    if "players" not in top:
+        return max(spec.min_seats, min(entrants, spec.max_seats))
+    players: int = r.integer(top["players"], "players", minimum=1)
+    try:
+        spec.check_seats(players)
+    except GameError as exc:
+        r.fail("players", str(exc))
+    return players
+
+
+def _cluster(r: _Reader, top: dict[str, Any]) -> str | None:
+    executor = r.mapping(top.get("executor") or {}, "executor", {"dask"})
+    cluster = None if executor.get("dask") is None else r.string(executor["dask"], "executor.dask")
+    if cluster is not None:
+        try:
+            ClusterSpec.parse(cluster)
+        except ClusterError as exc:
+            r.fail("executor.dask", str(exc).replace("--cluster ", "", 1))
+    return cluster
+
+
+def _outputs(r: _Reader, top: dict[str, Any], root: Path, name: str) -> tuple[Path, Path | None, Path | None]:
+    output = r.mapping(top.get("output") or {}, "output", {"store", "replays", "report", "keep_logs"})
+    store = root / (r.string(output["store"], "output.store") if "store" in output else f"out/{name}.sqlite")
+    replays_raw = output.get("replays")
+    replays = None if replays_raw is None else root / r.string(replays_raw, "output.replays")
+    report_raw = output.get("report")
+    report = None if report_raw is None else root / r.string(report_raw, "output.report")
+    return store, replays, report
+
+
+def _keep_logs(r: _Reader, top: dict[str, Any], replays: Path | None) -> bool:
+    output = top.get("output") or {}
+    keep = r.boolean(output.get("keep_logs", False) if isinstance(output, dict) else False, "output.keep_logs")
+    if keep and replays is None:
+        r.fail("output.keep_logs", "the logs are kept in the replays: set output.replays to a folder too")
+    return keep
 
 
 def _sandbox_views(r: _Reader, entrants: list[EntrantConfig], root: Path, file: Path, store: Path, replays: Path | None,
@@ -304,39 +347,67 @@ def _sandbox_views(r: _Reader, entrants: list[EntrantConfig], root: Path, file: 
 
 
 def _entrants(r: _Reader, value: Any, root: Path, config_dir: Path, sandbox: SandboxPolicy = SandboxPolicy()) -> list[EntrantConfig]:
-    items = r.listing(value, "entrants")
-    if not items:
-        r.fail("entrants", "expected at least one entrant")
+    """Every entrant, each of its keys checked (a mistake in one is noted and the others still read)."""
+    items: list[Any] = r.attempt(lambda: r.listing(value, "entrants"), [])
+    if isinstance(value, list) and not items:
+        r.note("entrants", "expected at least one entrant")
     out: list[EntrantConfig] = []
     seen: dict[str, int] = {}
     for i, item in enumerate(items):
-        where = _join("entrants", i)
-        data = r.mapping(item, where, {"name", "command", "cwd", "env", "sandbox"}, required={"name", "command"})
-        name = r.string(data["name"], _join(where, "name"))
-        if name in seen:
-            r.fail(_join(where, "name"), f"{name!r} is already the name of entrants[{seen[name]}]; names must be unique")
-        seen[name] = i
-        cwd = root
-        if data.get("cwd") is not None:
-            cwd = (root / r.string(data["cwd"], _join(where, "cwd"))).resolve()
-            if not cwd.is_dir():
-                r.fail(_join(where, "cwd"), f"folder {str(cwd)!r} does not exist")
-        env_raw = data.get("env") or {}
-        if not isinstance(env_raw, dict):
-            r.fail(_join(where, "env"), f"expected a mapping of variable names to strings, got {_kind(env_raw)}")
-        env: dict[str, str] = {}
-        for key, val in env_raw.items():
-            if not isinstance(key, str) or not isinstance(val, (str, int, float)) or isinstance(val, bool):
-                r.fail(_join(_join(where, "env"), str(key)), f"expected a string value, got {_kind(val)}")
-            env[key] = str(val)
-        raw_command = _command(r, data["command"], _join(where, "command"))
-        command = tuple(_substitute(arg, config_dir) for arg in raw_command)
-        _check_program(r, command, root, _join(where, "command"))
-        raw_cwd = os.path.relpath(cwd, config_dir) if cwd.is_relative_to(config_dir) else str(cwd)
-        policy = read_policy(r, data.get("sandbox"), _join(where, "sandbox"), sandbox)
-        policy = replace(policy, show_cwd=data.get("cwd") is not None)  # the shared root is not the bot's folder
-        out.append(EntrantConfig(name, _anchored(command, root), str(cwd), env, raw_command, raw_cwd, policy))
+        entrant = r.attempt(lambda: _entrant(r, i, item, root, config_dir, sandbox, seen), None)
+        if entrant is not None:
+            out.append(entrant)
     return out
+
+
+def _entrant(r: _Reader, i: int, item: Any, root: Path, config_dir: Path, sandbox: SandboxPolicy,
+             seen: dict[str, int]) -> EntrantConfig | None:
+    where = _join("entrants", i)
+    data = r.mapping(item, where, {"name", "command", "cwd", "env", "sandbox"}, required={"name", "command"})
+    before = len(r.errors)
+    name = r.attempt(lambda: _entrant_name(r, data["name"], where, seen, i), "")
+    cwd = r.attempt(lambda: _entrant_cwd(r, data.get("cwd"), root, where), root)
+    env: dict[str, str] = r.attempt(lambda: _env(r, data.get("env"), _join(where, "env")), {})
+    raw_command: tuple[str, ...] = r.attempt(lambda: _command(r, data["command"], _join(where, "command")), ())
+    command = tuple(_substitute(arg, config_dir) for arg in raw_command)
+    if command:
+        r.attempt(lambda: _check_program(r, command, root, _join(where, "command")), None)
+    policy = r.attempt(lambda: read_policy(r, data.get("sandbox"), _join(where, "sandbox"), sandbox), sandbox)
+    if len(r.errors) > before:
+        return None
+    raw_cwd = os.path.relpath(cwd, config_dir) if cwd.is_relative_to(config_dir) else str(cwd)
+    policy = replace(policy, show_cwd=data.get("cwd") is not None)  # the shared root is not the bot's folder
+    return EntrantConfig(name, _anchored(command, root), str(cwd), env, raw_command, raw_cwd, policy)
+
+
+def _entrant_name(r: _Reader, value: Any, where: str, seen: dict[str, int], i: int) -> str:
+    name = r.string(value, _join(where, "name"))
+    if name in seen:
+        r.fail(_join(where, "name"), f"{name!r} is already the name of entrants[{seen[name]}]; names must be unique")
+    seen[name] = i
+    return name
+
+
+def _entrant_cwd(r: _Reader, value: Any, root: Path, where: str) -> Path:
+    if value is None:
+        return root
+    cwd = (root / r.string(value, _join(where, "cwd"))).resolve()
+    if not cwd.is_dir():
+        r.fail(_join(where, "cwd"), f"folder {str(cwd)!r} does not exist")
+    return cwd
+
+
+def _env(r: _Reader, value: Any, where: str) -> dict[str, str]:
+    env_raw = value or {}
+    if not isinstance(env_raw, dict):
+        r.fail(where, f"expected a mapping of variable names to strings, got {_kind(env_raw)}")
+    env: dict[str, str] = {}
+    for key, val in env_raw.items():
+        if not isinstance(key, str) or not isinstance(val, (str, int, float)) or isinstance(val, bool):
+            r.note(_join(where, str(key)), f"expected a string value, got {_kind(val)}")
+        else:
+            env[key] = str(val)
+    return env
 
 
 def _command(r: _Reader, value: Any, where: str) -> tuple[str, ...]:
@@ -363,10 +434,6 @@ def _substitute(arg: str, config_dir: Path) -> str:
     return arg.replace("{python}", sys.executable).replace("{config_dir}", str(config_dir))
 
 
-def _is_script(arg: str) -> bool:
-    return not arg.startswith("-") and arg.lower().endswith(SCRIPT_SUFFIXES)
-
-
 def _anchored(command: tuple[str, ...], root: Path) -> tuple[str, ...]:
     """The command with its relative paths made absolute from `root`: the program when it is a path,
     and script-file arguments (the words `_check_program` checks). The bot's `cwd` then only sets where
@@ -374,7 +441,7 @@ def _anchored(command: tuple[str, ...], root: Path) -> tuple[str, ...]:
     program, *args = command
     if (os.sep in program or (os.altsep and os.altsep in program)) and not os.path.isabs(program):
         program = str(root / program)
-    return (program, *(str(root / a) if _is_script(a) and not os.path.isabs(a) else a for a in args))
+    return (program, *(str(root / a) if is_script(a) and not os.path.isabs(a) else a for a in args))
 
 
 def _check_program(r: _Reader, command: tuple[str, ...], cwd: Path, where: str) -> None:
@@ -388,14 +455,14 @@ def _check_program(r: _Reader, command: tuple[str, ...], cwd: Path, where: str) 
     elif shutil.which(program) is None:
         r.fail(_join(where, 0), f"program {program!r} not found on PATH")
     for j, arg in enumerate(command[1:], start=1):
-        if _is_script(arg) and not (cwd / arg).is_file():
+        if is_script(arg) and not (cwd / arg).is_file():
             r.fail(_join(where, j), f"file {arg!r} not found (looked in {cwd})")
 
 
 def _schedule(r: _Reader, value: Any, entrants: list[EntrantConfig], players: int, seed: int) -> ScheduleSpec:
     where = "schedule"
     data = r.mapping(value or {}, where, {"format", "rounds", "rotations", "fill", "candidates"})
-    fmt = r.choice(data.get("format", "round-robin"), _join(where, "format"), Format)
+    fmt = r.choice(data.get("format", "round-robin"), _join(where, "format"), Format, CONFIG_FORMATS)
     rounds = r.integer(data.get("rounds", 1), _join(where, "rounds"), minimum=1)
     rotations = r.choice(data.get("rotations", "cyclic"), _join(where, "rotations"), Rotations)
     fill = r.choice(data.get("fill", "error"), _join(where, "fill"), Fill)

@@ -96,6 +96,7 @@ class GamePlayer:
                 policy=self.policy,
                 replay_path=replay,
                 game_id=f"{self.config.name}-{game.game_id}",
+                keep_logs=self.config.keep_logs,
             )
         except OSError as exc:
             if exc.errno not in _OUTPUT_ERRNOS:

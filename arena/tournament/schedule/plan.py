@@ -26,6 +26,7 @@ class Format(enum.Enum):
 
 
 MATCH_FORMATS = (Format.MATCH, Format.MATCH_UNPAIRED)
+CONFIG_FORMATS = (Format.ROUND_ROBIN, Format.GAUNTLET)  # what a tournament's YAML may name; `arena match` sets the others
 
 
 class Rotations(enum.Enum):
