@@ -4,7 +4,6 @@ strings (issue 23, item 4): two versions of a bot that both call themselves `det
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
