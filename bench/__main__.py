@@ -127,6 +127,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "match": ("Does NEW beat OLD: games `arena match` needs", ["bench.bench_match", "--write"]),
     "cluster": ("Many machines: the Dask executor", ["bench.bench_cluster", "--write"]),
     "server": ("The competition server (arena serve)", ["bench.bench_server", "--seconds", "60", "--requests", "4000", "--write"]),
+    "pages": ("The ladder's pages in Chromium (arena serve)", ["bench.bench_pages", "--write"]),
 }
 QUICK = {"bench.bench_stoprule", "bench.bench_numbers", "bench.bench_cluster"}
 

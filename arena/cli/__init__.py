@@ -122,5 +122,5 @@ def _load(name: str) -> None:
 
 
 def _register_commands() -> None:
-    for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "view", "check_bot", "replay", "match", "serve"):
+    for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "view", "check_bot", "replay", "match", "serve", "submit"):
         _load(name)

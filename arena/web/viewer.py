@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import os
 from pathlib import Path
 
 from arena.errors import ReplayError
+from arena.jsonvalue import JSON
 from arena.textsafe import NAME_CHARS, clean
 from arena.web import page
 from arena.web.frames import Perspective, viewer_data
@@ -36,16 +38,24 @@ ASSETS = STYLES + SCRIPTS
 
 
 def viewer_html(record: GameRecord, perspective: Perspective, back_link: str | None = None, assets: str | None = None) -> str:
-    """The page for one perspective: organiser (every seat's views) or seat k (seat k's views only).
-    Its frames are compressed; its scripts and styles are inline, or (`assets`, a folder relative to
-    the page, see `page.write_assets`) linked, so the pages of one report share one copy."""
-    data = viewer_data(record, perspective)
-    back = f'<a href="{back_link}" style="color:#cde">← report</a>' if back_link else ""
+    """The page for one perspective: organiser (every seat's views) or seat k (seat k's views only)."""
     title = f"{record.game} {clean(record.game_id, NAME_CHARS)} ({perspective.label})"
+    return viewer_page(viewer_data(record, perspective), title, back_link, assets=assets)
+
+
+def viewer_page(data: dict[str, JSON], title: str, back_link: str | None = None, back_text: str = "← report",
+                nonce: str | None = None, assets: str | None = None) -> str:
+    """The viewer around `data` (from `viewer_data`, possibly redacted further by its caller); with a
+    nonce, the page as a server sends it (`page.server_csp`; its data plain JSON: HTTP compresses).
+    A file's frames are gzip-compressed (the page inflates them); its scripts and styles are inline,
+    or (`assets`, a folder relative to the page, see `page.write_assets`) linked, so that the pages of
+    one report share one copy."""
+    back = f'<a href="{html.escape(back_link)}" style="color:#cde">{html.escape(back_text)}</a>' if back_link else ""
     head = page.styles(STYLES) if assets is None else page.linked_styles(STYLES, assets)
-    code = page.scripts(SCRIPTS) if assets is None else page.linked_scripts(SCRIPTS, assets)
-    body = _BODY.format(back=back) + page.data_script(data, compress=True) + code
-    return page.shell(title, head, body, linked=assets is not None)
+    code = page.scripts(SCRIPTS, nonce) if assets is None else page.linked_scripts(SCRIPTS, assets)
+    body = _BODY.format(back=back) + page.data_script(data, compress=nonce is None) + code
+    csp = page.server_csp(nonce) if nonce else page.LINKED_CSP if assets is not None else page.FILE_CSP
+    return page.shell(title, head, body, csp)
 
 
 def write_viewer(replay: str | os.PathLike[str], out: str | os.PathLike[str], seat: int | None = None,
