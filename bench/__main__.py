@@ -1,4 +1,10 @@
-"""`python -m bench [--quick]`: run every benchmark and write BENCHMARKS.md (machine, figures, targets).
+"""`python -m bench [--quick] [--only a,b]`: run every benchmark and write BENCHMARKS.md.
+
+Every part of BENCHMARKS.md is a marked section (`<!-- key:begin -->` ... `<!-- key:end -->`) that
+exactly one benchmark writes (`bench.stats.write_section`), replacing only its own: so this command
+regenerates every section without dropping any, and `--only` (section keys, see SECTIONS) or a
+single benchmark's own `--write` regenerates some and keeps the rest. A section no benchmark writes
+(measured by hand, its commands in it) is kept as it is.
 
 Figures are medians with their range over repeats. The referee's ratio to the raw pipe is taken within
 each repeat, since the raw rate itself moves with where the scheduler puts the two processes.
@@ -14,8 +20,10 @@ import sys
 import time
 from pathlib import Path
 
-from bench import bench_engine, bench_ratings, bench_referee, bench_sandbox, bench_tournament
-from bench.stats import Figure, fmt, marked_sections
+import subprocess
+
+from bench import bench_engine, bench_ratings, bench_referee, bench_report, bench_sandbox, bench_standings, bench_tournament
+from bench.stats import Figure, fmt, report, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,7 +97,7 @@ def targets(figures: list[Figure]) -> list[str]:
     think4 = find(figures, "referee: relay game, 4 seat(s), bots thinking 2 ms", "us/step").median
     alive = find(figures, "tournament: Kododo 4p, Python bots, concurrency 1", "games/s").median
     restarted = find(figures, "tournament: Kododo 4p, Python bots, restarted every game, concurrency 1", "games/s").median
-    standings = next(f for f in figures if f.name.startswith("ratings: standings from scratch")).median
+    standings = next(f for f in figures if f.name.startswith("ratings: library call store_standings(), in-process, from scratch")).median
     return [
         "| target | measured (median) | target | status |",
         "|---|---|---|---|",
@@ -101,44 +109,123 @@ def targets(figures: list[Figure]) -> list[str]:
         row("4-seat step / 1-seat step, bots thinking 2 ms", think4 / think1, "<= 1.5", think4 / think1 <= 1.5),
         row("alive / restarted, Python bots (games/s ratio)", alive / restarted, ">= 10", alive / restarted >= 10),
         row("engine: random 4-player Kododo games/s, one core", engine, ">= 1,000", engine >= 1000),
-        row("standings from a 100,000-game store (s)", standings, "< 5", standings < 5),
+        row("store_standings() in-process, 100,000-game store, from scratch (s)", standings, "< 5", standings < 5),
     ]
+
+
+# key: (title, how it is made). "in-process" sections feed the targets table; the others are their
+# module's own `--write`, run as a subprocess (with --quick where it has one).
+SECTIONS: dict[str, tuple[str, list[str]]] = {
+    "about": ("About these figures", []),
+    "targets": ("Targets", []),
+    "figures": ("Engine, referee, tournament and ratings figures", []),
+    "sandbox": ("The sandbox: start-up and throughput", []),
+    "standings": ("arena standings (issue 25, goal 2)", []),
+    "report": ("arena report (issue 25, goal 4)", []),
+    "uncertainty": ("Uncertainty, stopping, seating, collusion", ["bench.bench_stoprule", "--write"]),
+    "numbers": ("Numbers users can trust: coverage, calibration, false flags", ["bench.bench_numbers", "--write"]),
+    "match": ("Does NEW beat OLD: games `arena match` needs", ["bench.bench_match", "--write"]),
+    "cluster": ("Many machines: the Dask executor", ["bench.bench_cluster", "--write"]),
+    "server": ("The competition server (arena serve)", ["bench.bench_server", "--seconds", "60", "--requests", "4000", "--write"]),
+    "pages": ("The ladder's pages in Chromium (arena serve)", ["bench.bench_pages", "--write"]),
+}
+QUICK = {"bench.bench_stoprule", "bench.bench_numbers", "bench.bench_cluster"}
+
+
+def issue25_targets(standings: list[Figure], report_figures: list[Figure], sandbox: list[Figure]) -> list[str]:
+    """One row per goal of issue 25 (goals 2 and 4 in detail in their own sections)."""
+    rows = ["| issue 25 goal | measured (median) | target | status |", "|---|---|---|---|",
+            "| 1. tournament throughput, Kododo 4p C bots `-j 2`, vs fastchess and the raw fan-out loop; arena's CPU per decision "
+            "| not measured this time (the referee's hot path is another change) | >= 10x fastchess, >= 0.7 of raw, <= 25 us | - |"]
+    for row in bench_standings.verdicts(standings)[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        rows.append(f"| 2. `arena standings`, {cells[0]} | {cells[1]} s CPU, {cells[2]} s wall, {cells[3]} MB | {cells[4]} | {cells[5]} |")
+    if not standings:
+        rows.append("| 2. `arena standings` | not measured this time | see its section | - |")
+    ratio = [f for f in sandbox if f.name.startswith("sandbox: Kododo 4p tournament, C bots, concurrency 1, sandboxed / unsandboxed")]
+    if ratio:
+        r = ratio[0].median
+        rows.append(f"| 3. sandboxed / unsandboxed, kept-alive C bots, `-j 1` | {r:.3f} | >= 0.97 | {'met' if r >= 0.97 else 'MISSED'} |")
+    else:
+        rows.append("| 3. sandboxed / unsandboxed throughput, kept-alive bots | not measured this time | >= 0.97 | - |")
+    games = bench_report.GAMES
+    for row in (bench_report.verdicts(report_figures, games)[2:] if report_figures else []):
+        rows.append("| 4. `arena report`, " + row.lstrip("| "))
+    if not report_figures:
+        rows.append("| 4. `arena report` | not measured this time | see its section | - |")
+    rows.append("| 5. BENCHMARKS.md: one command (`make bench`) regenerates every section, each figure says what was timed "
+                "| every section marked, each written by one benchmark and replacing only its own; two sections measured by hand "
+                "(stop-runs, stderr-logs) are kept, not regenerated | - | partly met |")
+    return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats and smaller stores (a smoke run)")
+    parser.add_argument("--only", default=",".join(SECTIONS), help="the sections to regenerate (default: all)")
     parser.add_argument("--output", default=str(ROOT / "BENCHMARKS.md"))
     args = parser.parse_args()
+    only = {k.strip() for k in args.only.split(",") if k.strip()}
+    unknown = only - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections {sorted(unknown)}; choose from {', '.join(SECTIONS)}")
+    out = Path(args.output)
     repeats = 2 if args.quick else 5
-    started = time.perf_counter()
+    started, load = time.perf_counter(), os.getloadavg()
     figures: list[Figure] = []
-    print("engine ...", file=sys.stderr, flush=True)
-    figures += bench_engine.run(repeats=repeats, seconds=0.3 if args.quick else 1.0)
-    print("referee ...", file=sys.stderr, flush=True)
-    figures += referee_figures(bench_referee.run(repeats=repeats))
-    print("tournament ...", file=sys.stderr, flush=True)
-    figures += bench_tournament.run(repeats=repeats)
-    print("sandbox ...", file=sys.stderr, flush=True)
-    sandbox = bench_sandbox.run(repeats=2 if args.quick else 5, rounds=20 if args.quick else 50)
-    figures += sandbox
-    print("ratings ...", file=sys.stderr, flush=True)
-    figures += bench_ratings.run(repeats=2 if args.quick else 3, games=20_000 if args.quick else 100_000)
+    sandbox: list[Figure] = []
+    standings: list[Figure] = []
+    report_figures: list[Figure] = []
+    if "figures" in only or "targets" in only:
+        print("engine ...", file=sys.stderr, flush=True)
+        figures += bench_engine.run(repeats=repeats, seconds=0.3 if args.quick else 1.0)
+        print("referee ...", file=sys.stderr, flush=True)
+        figures += referee_figures(bench_referee.run(repeats=repeats))
+        print("tournament ...", file=sys.stderr, flush=True)
+        figures += bench_tournament.run(repeats=repeats)
+        print("ratings ...", file=sys.stderr, flush=True)
+        figures += bench_ratings.run(repeats=2 if args.quick else 3, games=20_000 if args.quick else 100_000)
+    if "sandbox" in only or "targets" in only:
+        print("sandbox ...", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        sandbox = bench_sandbox.run(repeats=2 if args.quick else 5, rounds=20 if args.quick else 50)
+        verdicts = ["| target | measured (median) | target | status |", "|---|---|---|---|", *bench_sandbox.targets(sandbox)]
+        write_section(out, "sandbox", SECTIONS["sandbox"][0], report(
+            "make bench   (= .venv/bin/python -m bench --only sandbox)", f"{time.perf_counter() - t0:.0f} s, load average "
+            f"before: {os.getloadavg()[0]:.2f}", verdicts, sandbox))
+    if "standings" in only or "targets" in only:
+        standings, text = bench_standings.run([20_000] if args.quick else [100_000, 1_000_000], 1 if args.quick else 3)
+        write_section(out, "standings", SECTIONS["standings"][0], text)
+    if "report" in only or "targets" in only:
+        report_figures, text = bench_report.run(2_000 if args.quick else bench_report.GAMES, 1 if args.quick else 3)
+        write_section(out, "report", SECTIONS["report"][0], text)
+    for key, (title, module) in SECTIONS.items():
+        if module and key in only:
+            print(f"{key} ...", file=sys.stderr, flush=True)
+            extra = ["--quick"] if args.quick and module[0] in QUICK else []
+            subprocess.run([sys.executable, "-m", *module, *extra], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     elapsed = time.perf_counter() - started
     command = "make bench" + (" ARGS=--quick" if args.quick else "") + "   (= .venv/bin/python -m bench" + (" --quick" if args.quick else "") + ")"
-    lines = ["# Benchmarks", "", f"Written by `{command}` in {elapsed:.0f} s.", "", *machine(), "", "## Targets (issue 7)", ""]
-    if not args.quick:
-        lines += targets(figures)
-        lines += bench_sandbox.targets(sandbox)
-    else:
-        lines.append("(a --quick run: figures only, no verdicts)")
-    lines += ["", "## Figures", "", "| figure | median | range | unit | repeats |", "|---|---|---|---|---|"]
-    lines += [f.row() for f in figures]
-    out = Path(args.output)
-    kept = marked_sections(out.read_text(encoding="utf-8")) if out.exists() else []  # other benchmarks' sections
-    lines += ["", *kept, ""] if kept else [""]
-    out.write_text("\n".join(lines))
-    print("\n".join(lines))
+    if "about" in only:
+        about = [f"Written by `{command}` ({elapsed:.0f} s for the sections it regenerated this time: {', '.join(k for k in SECTIONS if k in only)}).",
+                 f"Load average at the start: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}.", "", *machine(), "",
+                 "Each section is written by one benchmark and says its own command; `python -m bench --only KEY` "
+                 f"regenerates some ({', '.join(SECTIONS)}) and keeps the others."]
+        write_section(out, "about", SECTIONS["about"][0], "\n".join(about))
+    if "targets" in only:
+        lines = ["Issue 25 (performance as users run it):", "", *issue25_targets(standings, report_figures, sandbox), "",
+                 "Issue 7 (earlier targets, library-level figures):", ""]
+        lines += targets(figures) if not args.quick else ["(a --quick run: figures only, no verdicts)"]
+        lines += bench_sandbox.targets(sandbox) if not args.quick else []
+        write_section(out, "targets", SECTIONS["targets"][0], "\n".join(lines))
+    if "figures" in only:
+        lines = [f"Command: `{command}`. Library-level timings (in-process) unless the row says otherwise.", "",
+                 "| figure | median | range | unit | repeats |", "|---|---|---|---|---|", *[f.row() for f in figures]]
+        write_section(out, "figures", SECTIONS["figures"][0], "\n".join(lines))
+    text = out.read_text(encoding="utf-8")
+    if not text.startswith("# Benchmarks"):
+        out.write_text("# Benchmarks\n\n" + text.lstrip("\n"), encoding="utf-8")
+    print(out.read_text(encoding="utf-8"))
 
 
 if __name__ == "__main__":

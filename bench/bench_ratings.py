@@ -77,8 +77,8 @@ def cached_standings_seconds(games: int = 100_000, new_games: int = 10) -> float
 def run(repeats: int = 3, games: int = 100_000) -> list[Figure]:
     with tempfile.TemporaryDirectory() as tmp:
         db = build_store(Path(tmp) / "ratings.sqlite", games)
-        cold = repeat(f"ratings: standings from scratch, {games:,} 4-player games", "s", lambda: standings_seconds(games, db), repeats)
-    warm = repeat(f"ratings: standings with the cache, {games:,} games + 10 new", "s", lambda: cached_standings_seconds(games), 1)
+        cold = repeat(f"ratings: library call store_standings(), in-process, from scratch, {games:,} 4-player games", "s", lambda: standings_seconds(games, db), repeats)
+    warm = repeat(f"ratings: library call store_standings(), in-process, with the cache, {games:,} games + 10 new", "s", lambda: cached_standings_seconds(games), 1)
     return [cold, warm]
 
 

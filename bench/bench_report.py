@@ -1,24 +1,29 @@
-"""The HTML report: time to build it from a store of 10,000 games, and to open it in Chromium.
+"""The HTML report as a user makes it: `arena report` as a whole process, its size, and opening a page.
 
-`python -m bench.bench_report [--games N] [--repeats R]` builds (once, in a temporary folder) a store of
-N synthetic 4-player games among 8 entrants (one game in 50 with a fault, with stderr), then times
-`arena report` (build_report, no replays) and opening index.html from file:// in headless Chromium:
-from navigation start to the load event, after which the first page of the game list is drawn.
-It also times building and opening the viewer of a real Kolpa replay (the longest game).
+`python -m bench.bench_report [--games N] [--repeats R] [--write]` builds (in a temporary folder) a store
+of N synthetic 4-player games among 8 entrants (one game in 50 with a fault, with stderr) and times
+`arena report --no-viewers` on it; plays the Kolpa! demo (`arena run configs/kolpa.yaml`, 40 games,
+with replays) and times `arena report` of it with a viewer page per game, measures the folder, and
+opens one viewer page from file:// in headless Chromium. `--write` replaces this benchmark's section
+of BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
-import statistics
-import sys
+import subprocess
 import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
 from arena.results.store import Store, StoredGame
-from arena.web.report_page import build_report
+from bench.stats import Figure, write_section
+
+ROOT = Path(__file__).resolve().parents[1]
 
 ENTRANTS = [(f"bot-{k}", [f"bot-{k}"]) for k in range(8)]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -63,54 +68,105 @@ def open_seconds(url: str, repeats: int, ready: str) -> list[float]:
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--games", type=int, default=10_000)
-    ap.add_argument("--repeats", type=int, default=5)
-    args = ap.parse_args(argv)
+def timed(args: list[str]) -> dict[str, float]:
+    """One whole `arena ...` process: wall s, CPU s (user + sys), peak RSS MB, from /usr/bin/time."""
+    with tempfile.NamedTemporaryFile("r") as fmt:
+        subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", fmt.name, str(ROOT / ".venv/bin/arena"), *args],
+                       capture_output=True, text=True, check=True)
+        wall, user, sys_, rss = fmt.read().split()[-4:]
+    return {"wall": float(wall), "cpu": float(user) + float(sys_), "rss": int(rss) / 1024}
+
+
+def folder_mb(folder: Path, pattern: str = "**/*") -> float:
+    return sum(p.stat().st_size for p in folder.glob(pattern) if p.is_file()) / 1e6
+
+
+def kolpa_tournament(tmp: Path) -> Path:
+    """`arena run` of the Kolpa! demo config (4 bots, 10 rounds: 40 games) with its replays; the store."""
+    config = yaml.safe_load((ROOT / "configs" / "kolpa.yaml").read_text(encoding="utf-8"))
+    config["root"] = str(ROOT)
+    config["output"] = {"store": str(tmp / "kolpa.sqlite"), "replays": str(tmp / "replays")}
+    (tmp / "kolpa.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    subprocess.run([str(ROOT / ".venv/bin/arena"), "run", "--fresh", "-j", "2", "--quiet", str(tmp / "kolpa.yaml")],
+                   check=True, capture_output=True, text=True)
+    return tmp / "kolpa.sqlite"
+
+
+def measure(games: int, repeats: int, tmp: Path) -> list[Figure]:
+    store = tmp / "bench.sqlite"
+    with Store.create_or_resume(store, name="bench", game="kododo", fingerprint="b", identity={},
+                                entrants=ENTRANTS, total_games=games) as s:
+        s.record_many(synthetic_games(games))
+    big = [timed(["report", str(store), "-o", str(tmp / f"report-{k}"), "--no-viewers"]) for k in range(repeats)]
+    kolpa = kolpa_tournament(tmp)
+    with_viewers = [timed(["report", str(kolpa), "-o", str(tmp / f"kolpa-report-{k}")]) for k in range(repeats)]
+    report = tmp / "kolpa-report-0"
+    pages = len(list((report / "replays").glob("*.html")))
+    opens = open_seconds(next(iter(sorted((report / "replays").glob("*.html")))).as_uri(), repeats, "html[data-ready='1'] #board .seat")
+    out = []
+    for name, runs in ((f"arena report, {games:,} games, no replays", big), (f"arena report, Kolpa! demo ({pages} games), with viewer pages", with_viewers)):
+        out.append(Figure(name, "s wall", tuple(r["wall"] for r in runs)))
+        out.append(Figure(name, "s CPU (user + sys)", tuple(r["cpu"] for r in runs)))
+        out.append(Figure(name, "MB peak RSS", tuple(r["rss"] for r in runs)))
+    out.append(Figure(f"report size, {games:,} games (index.html)", "MB", (folder_mb(tmp / "report-0"),)))
+    out.append(Figure(f"report size, Kolpa! demo with {pages} viewer pages (whole folder)", "MB", (folder_mb(report),)))
+    out.append(Figure("of which the shared viewer assets (replays/assets)", "MB", (folder_mb(report / "replays" / "assets"),)))
+    out.append(Figure("Kolpa! viewer page opened in Chromium from file:// (to frames inflated and drawn)", "s wall", tuple(opens)))
+    return out
+
+
+def verdicts(figures: list[Figure], games: int) -> list[str]:
+    got = {(f.name, f.unit): f.median for f in figures}
+    cpu = got[(f"arena report, {games:,} games, no replays", "s CPU (user + sys)")]
+    size = next(f.median for f in figures if f.name.startswith("report size, Kolpa!"))
+    return [
+        "| goal 4: `arena report` | measured (median) | target | status |",
+        "|---|---|---|---|",
+        f"| {games:,} games, whole process | {cpu:.2f} s CPU | < 2 s | {'met' if cpu < 2 else 'MISSED'} (on CPU time) |",
+        f"| Kolpa! demo (40 games) with viewer pages, folder size | {size:.2f} MB | <= 4.5 MB (a tenth of 45 MB, issue 25) | "
+        f"{'met' if size <= 4.5 else 'MISSED'} |",
+    ]
+
+
+COMMAND = ".venv/bin/python -m bench.bench_report --write"
+
+
+GAMES = 10_000
+
+
+def run(games: int = GAMES, repeats: int = 3) -> tuple[list[Figure], str]:
+    started, load = time.perf_counter(), os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
-        store = Path(tmp) / "bench.sqlite"
-        with Store.create_or_resume(store, name="bench", game="kododo", fingerprint="b", identity={},
-                                    entrants=ENTRANTS, total_games=args.games) as s:
-            s.record_many(synthetic_games(args.games))
-        builds = []
-        for k in range(args.repeats):
-            started = time.perf_counter()
-            summary = build_report(store, Path(tmp) / "report", viewers=False)
-            builds.append(time.perf_counter() - started)
-        size = summary.index.stat().st_size
-        opens = open_seconds(summary.index.as_uri(), args.repeats, "#game-table tbody tr")
-        print(f"report of {args.games} games: {size / 1e6:.2f} MB")
-        print(f"  build: median {statistics.median(builds):.2f} s (range {min(builds):.2f}-{max(builds):.2f}, {args.repeats} runs)")
-        print(f"  open in Chromium (file://, to load + first rows): median {statistics.median(opens):.2f} s "
-              f"(range {min(opens):.2f}-{max(opens):.2f})")
-        _viewer(Path(tmp), args.repeats)
+        figures = measure(games, repeats, Path(tmp))
+    text = "\n".join([
+        f"Command: `{COMMAND}` ({time.perf_counter() - started:.0f} s; load average {load[0]:.1f} / {load[1]:.1f} / "
+        f"{load[2]:.1f} on {os.cpu_count()} cores at the start: wall times include waiting for a core, CPU time does not).",
+        "",
+        f"What is timed: the whole `arena report STORE -o DIR` process (`/usr/bin/time`), into a new folder each repeat: "
+        f"a store of {games:,} synthetic 4-player games among 8 entrants (`--no-viewers`: no replays), and the store of "
+        "`arena run configs/kolpa.yaml` with its replays (a viewer page per game, frames gzip-compressed, scripts and "
+        "styles in one shared copy). Opening: headless Chromium, navigation to `html[data-ready]` (frames inflated by "
+        "DecompressionStream) and the board drawn.",
+        "",
+        *verdicts(figures, games),
+        "",
+        "| figure | median | range | unit | repeats |",
+        "|---|---|---|---|---|",
+        *[f.row() for f in figures],
+    ])
+    return figures, text
 
 
-def _viewer(tmp: Path, repeats: int) -> None:
-    from click.testing import CliRunner
-
-    from arena.cli import main as cli
-
-    root = Path(__file__).resolve().parents[1]
-    replay = tmp / "kolpa.jsonl"
-    bots = [f"{sys.executable} {root}/sample_bots/python/random_bot.py 1", f"{root}/sample_bots/c/random_bot 2",
-            f"{root}/sample_bots/c/random_bot 3", f"{root}/sample_bots/c/random_bot 4"]
-    args = ["play", "kolpa", "--seed", "5", "--replay", str(replay), "--quiet"]
-    for b in bots:
-        args += ["--bot", b]
-    CliRunner().invoke(cli, args, catch_exceptions=False)
-    steps = sum(1 for line in replay.read_text().splitlines() if '"type":"events"' in line)
-    from arena.web.viewer import write_viewer
-
-    builds = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        page = write_viewer(replay, tmp / "kolpa.html")
-        builds.append(time.perf_counter() - started)
-    opens = open_seconds(page.as_uri(), repeats, "#board .seat")
-    print(f"viewer of a 4-player Kolpa replay ({steps} steps, {page.stat().st_size / 1e6:.2f} MB): "
-          f"build median {statistics.median(builds):.2f} s, open median {statistics.median(opens):.2f} s")
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m bench.bench_report", description=__doc__)
+    ap.add_argument("--games", type=int, default=10_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--write", action="store_true", help="replace this section of BENCHMARKS.md")
+    args = ap.parse_args(argv)
+    _, text = run(args.games, args.repeats)
+    print(text)
+    if args.write:
+        write_section(ROOT / "BENCHMARKS.md", "report", "arena report (issue 25, goal 4)", text)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,19 @@ from arena.errors import ArenaError
 
 
 class ArenaGroup(click.Group):
-    """The single boundary where domain errors become short CLI errors."""
+    """The single boundary where domain errors become short CLI errors. Commands are imported when
+    used: `arena standings` does not pay for importing the referee, the sandbox and the web pages."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            _load(_MODULES.get(cmd_name, ""))
+        if cmd_name not in self.commands:  # a command not in the map: load them all
+            _register_commands()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        _register_commands()
+        return super().list_commands(ctx)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -91,16 +103,24 @@ def main() -> None:
     os.umask(0o077)  # replays, stores, logs: readable by the organiser only (see protocol.md, "What a bot can see")
 
 
-def _register_commands() -> None:
-    # Each command lives in its own module; importing it attaches it to `main`.
+# Each command lives in its own module; importing it attaches it to `main`.
+_MODULES = {"games": "games", "play": "play", "verify": "verify", "run": "run", "standings": "standings",
+            "validate": "validate", "report": "report", "view": "view", "check-bot": "check_bot", "replay": "replay",
+            "match": "match", "serve": "serve", "submit": "submit", "ladder": "submit"}
+
+
+def _load(name: str) -> None:
     import importlib
 
+    if not name:
+        return
+    try:
+        importlib.import_module(f"arena.cli.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"arena.cli.{name}":
+            raise
+
+
+def _register_commands() -> None:
     for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "view", "check_bot", "replay", "match", "serve", "submit"):
-        try:
-            importlib.import_module(f"arena.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"arena.cli.{name}":
-                raise
-
-
-_register_commands()
+        _load(name)

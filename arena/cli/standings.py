@@ -31,7 +31,7 @@ def standings_command(
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
     a = analyse(db, AnalysisOptions(confidence=confidence, resamples=resamples, rating_resamples=rating_resamples,
-                                    seed=seed, collusion=show_collusion))
+                                    seed=seed, seats=show_seats, collusion=show_collusion))
     info, names, standings = a.info, list(a.names), list(a.standings)
     if as_json:
         meta = {
@@ -44,7 +44,7 @@ def standings_command(
             "versions": {n: {"files": h, "hello": v} for n, h, v in a.versions},
             "uncertainty": statsreport.uncertainty_json(a.uncertainty, names),
         }
-        if show_seats:
+        if a.seats is not None:
             meta["seats"] = a.seats.to_json()
         if a.collusion is not None:
             meta["collusion"] = {"test": a.collusion.test, "alpha": a.collusion.alpha,
@@ -61,7 +61,7 @@ def standings_command(
         click.echo(statsreport.versions_text(a.versions))
         click.echo()
         click.echo(statsreport.intervals_text(standings, a.uncertainty, names))
-        if show_seats:
+        if a.seats is not None:
             click.echo()
             click.echo(statsreport.seats_text(a.seats, names))
         if a.collusion is not None:

@@ -64,6 +64,7 @@ def reconcile(conn: sqlite3.Connection, path: Path, meta: dict[str, str], plan: 
         [(i, name, dumps_str(list(cmd)), versions.get(name)) for i, (name, cmd) in enumerate(plan.entrants)],
     )
     conn.execute("DELETE FROM ratings_cache")  # the order of the games changed
+    conn.execute("DELETE FROM analysis_cache")
     _set_meta(conn, {"fingerprint": plan.fingerprint, "config": dumps_str(plan.identity), "total_games": str(len(plan.keys))})
     return len(rows)
 
@@ -97,6 +98,7 @@ def supersede(conn: sqlite3.Connection, programs: tuple[str, ...]) -> list[tuple
             changed[e] = changed.get(e, 0) + 1
     if stale:
         conn.execute("DELETE FROM ratings_cache")
+        conn.execute("DELETE FROM analysis_cache")
         conn.execute("DELETE FROM meta WHERE key = 'stop'")  # the stop rule decides again on the new games
     conn.executemany("UPDATE entrants SET program = ? WHERE idx = ?", [(h, i) for i, h in enumerate(programs[: len(names)])])
     for e in changed:

@@ -59,6 +59,11 @@ CREATE TABLE IF NOT EXISTS bot_faults (  -- found when a bot process was closed,
     detail TEXT NOT NULL,
     stderr_tail TEXT NOT NULL         -- JSON list of lines
 );
+CREATE TABLE IF NOT EXISTS analysis_cache (  -- analyses of the games (arena.results.derived), keyed by their content
+    name TEXT PRIMARY KEY,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS ratings_cache (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     prefix INTEGER NOT NULL,          -- every index below this is stored and rated in `book`

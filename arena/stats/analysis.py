@@ -18,8 +18,8 @@ from arena.results.stored import StoredGame, StoreInfo
 from arena.stats.collusion import CollusionReport, detect
 from arena.stats.ratings import Standing
 from arena.stats.seating import SeatReport, seat_report
-from arena.stats.standings import store_standings
-from arena.stats.uncertainty import Uncertainty, estimate
+from arena.stats.standings import store_standings, store_uncertainty
+from arena.stats.uncertainty import Uncertainty
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class AnalysisOptions:
     resamples: int = 2000  # bootstrap resamples for the average-rank intervals
     rating_resamples: int = 100  # resamples re-rated for the mu intervals (capped on big stores)
     seed: int = 0
+    seats: bool = False  # also the seat and neighbour effects (and the counted games themselves)
     collusion: bool = False  # also test every pair of entrants for collusion
 
 
@@ -38,9 +39,9 @@ class Analysis:
     info: StoreInfo
     names: tuple[str, ...]  # as stored (raw: renderers clean them)
     standings: tuple[Standing, ...]  # best first
-    games: tuple[StoredGame, ...]  # the games the standings count, in schedule order
     uncertainty: Uncertainty
-    seats: SeatReport
+    games: tuple[StoredGame, ...]  # the games the standings count, in schedule order (with `seats` or `collusion`)
+    seats: SeatReport | None  # with `seats`
     bot_faults: tuple[tuple[str, Fault], ...]  # found when bots were closed: (entrant, fault), stderr tail kept
     versions: tuple[tuple[str, str | None, str | None], ...]  # (entrant, hash of its files, version from its hello)
     collusion: CollusionReport | None = None
@@ -53,11 +54,11 @@ def analyse(store_path: str | os.PathLike[str], options: AnalysisOptions = Analy
         names = tuple(store.entrant_names())
         standings = tuple(store_standings(store))
         bot_faults = tuple(store.bot_faults())
-        games = tuple(store.counted_games())
         versions = tuple(store.entrant_versions())
-    index = {n: i for i, n in enumerate(names)}
-    uncertainty = estimate(list(games), len(names), [index[s.name] for s in standings], confidence=options.confidence,
-                           resamples=options.resamples, rating_resamples=options.rating_resamples, seed=options.seed)
-    seats = seat_report(list(games), len(names))
+        # cached in the store under a key of its content and these settings (`store_uncertainty`)
+        uncertainty = store_uncertainty(store, standings, confidence=options.confidence, resamples=options.resamples,
+                                        rating_resamples=options.rating_resamples, seed=options.seed)
+        games = tuple(store.counted_games()) if options.seats or options.collusion else ()
+    seats = seat_report(list(games), len(names)) if options.seats else None
     collusion = detect(list(games), len(names)) if options.collusion else None
-    return Analysis(info, names, standings, games, uncertainty, seats, bot_faults, versions, collusion)
+    return Analysis(info, names, standings, uncertainty, games, seats, bot_faults, versions, collusion)

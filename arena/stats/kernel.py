@@ -290,13 +290,18 @@ class FastRater:
 
     def rate(self, priors: Sequence[tuple[float, float]], ranks: Sequence[int]) -> list[tuple[float, float]]:
         """Posterior (mu, sigma) per player; tied players' results averaged over their orderings."""
-        if len(priors) != len(ranks) or len(priors) < 2:
+        n = len(ranks)
+        if len(priors) != n or n < 2:
             raise ValueError("need at least two players, each with a rank")
-        order = sorted(range(len(ranks)), key=lambda i: ranks[i])
+        order = sorted(range(n), key=ranks.__getitem__)
+        draws = [ranks[order[j]] == ranks[order[j + 1]] for j in range(n - 1)]
+        if not any(draws):  # no tie (most games): one chain, as `rate_ordered` would run it
+            post = chain(n)([priors[i] for i in order], draws, self._beta2, self._tau2, self._margin)
+            out: list[tuple[float, float]] = [(0.0, 0.0)] * n
+            for pos, i in enumerate(order):
+                out[i] = post[pos]
+            return out
         groups = [list(g) for _, g in itertools.groupby(order, key=lambda i: ranks[i])]
-        if all(len(g) == 1 for g in groups):
-            return self.rate_ordered(priors, ranks)
-        n = len(priors)
         sum_mu = [0.0] * n
         sum_sigma = [0.0] * n
         count = 0

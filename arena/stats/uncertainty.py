@@ -42,6 +42,9 @@ import numpy.typing as npt
 from arena.jsonvalue import JSON
 from arena.stats import tdist
 from arena.stats.ratings import RatedGame, RatingBook, RatingModel
+from arena.stats.resample import Blocks, DealGame, bootstrap, deal_blocks, resample_counts
+
+__all__ = ["Blocks", "DealGame", "deal_blocks", "estimate", "estimate_blocks", "resample_counts"]
 
 Matrix = npt.NDArray[np.float64]
 RATING_BUDGET = 200_000  # rated games per estimate for the rating intervals (about 8 s on one core)
@@ -66,72 +69,9 @@ class GameLike(Protocol):
     def ranks(self) -> tuple[int, ...]: ...
 
 
-class DealGame(GameLike, Protocol):
-    """A game with its deal seed: what identifies its deal (with the entrants at its table)."""
-
-    @property
-    def seed(self) -> int: ...
-
-
 def deal_of(game: DealGame) -> tuple[int, tuple[int, ...]]:
     """A deal's identity: its seed and the entrants at its table, not its place in the schedule."""
     return game.seed, tuple(sorted(game.seats))
-
-
-@dataclass(frozen=True)
-class Blocks:
-    """The games grouped into deal blocks, with per-block rank sums and seat counts per entrant."""
-
-    entrants: int
-    keys: tuple[tuple[int, tuple[int, ...]], ...]  # the deal of each block (`deal_of`), in schedule order
-    strata: tuple[int, ...]  # the table (entrants at it) of each block, numbered: resampled within it
-    rank_sum: Matrix  # blocks x entrants
-    seat_count: Matrix  # blocks x entrants
-    games: tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...]  # per block: (seats, ranks)
-
-    @property
-    def size(self) -> int:
-        return len(self.keys)
-
-
-def deal_blocks(games: Sequence[DealGame], entrants: int) -> Blocks:
-    """Group games by deal (`deal_of`), blocks in the schedule order of their first game."""
-    grouped: dict[tuple[int, tuple[int, ...]], list[DealGame]] = {}
-    for g in sorted(games, key=lambda g: g.index):
-        grouped.setdefault(deal_of(g), []).append(g)
-    keys = tuple(grouped)
-    tables = {t: i for i, t in enumerate(sorted({k[1] for k in keys}))}
-    rank_sum = np.zeros((len(keys), entrants))
-    seat_count = np.zeros((len(keys), entrants))
-    block_games = []
-    for b, key in enumerate(keys):
-        for g in grouped[key]:
-            for e, r in zip(g.seats, g.ranks):
-                rank_sum[b, e] += r
-                seat_count[b, e] += 1
-        block_games.append(tuple((tuple(g.seats), tuple(g.ranks)) for g in grouped[key]))
-    return Blocks(entrants, keys, tuple(tables[k[1]] for k in keys), rank_sum, seat_count, tuple(block_games))
-
-
-def resample_counts(blocks: Blocks, resamples: int, seed: int) -> npt.NDArray[np.int64]:
-    """resamples x blocks: how often each block is drawn, drawing as many blocks as each table has."""
-    rng = np.random.Generator(np.random.PCG64(seed))
-    counts = np.zeros((resamples, blocks.size), dtype=np.int64)
-    strata = np.asarray(blocks.strata)
-    rows = np.arange(resamples)[:, None]
-    for table in sorted(set(blocks.strata)):
-        members = np.flatnonzero(strata == table)
-        draws = members[rng.integers(0, len(members), size=(resamples, len(members)))]
-        np.add.at(counts, (np.broadcast_to(rows, draws.shape), draws), 1)
-    return counts
-
-
-def average_ranks(blocks: Blocks, counts: npt.NDArray[np.int64]) -> Matrix:
-    """resamples x entrants: average rank per seat played in each resample (nan: never seated)."""
-    w = counts.astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out: Matrix = (w @ blocks.rank_sum) / (w @ blocks.seat_count)
-    return out
 
 
 def rerated_mu(blocks: Blocks, counts: npt.NDArray[np.int64], model: RatingModel) -> Matrix:
@@ -216,7 +156,7 @@ def _interval(point: float, low: float, high: float, factor: float, bounds: tupl
 def _units(blocks: Blocks, members: npt.NDArray[np.bool_]) -> tuple[int, int]:
     """(deal blocks, degrees of freedom = blocks - tables) among the blocks flagged in `members`."""
     n = int(members.sum())
-    tables = len({blocks.strata[b] for b in np.flatnonzero(members)})
+    tables = len(np.unique(blocks.strata[members]))
     return n, n - tables
 
 
@@ -262,9 +202,28 @@ def estimate(
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1 (exclusive), got {confidence}")
+    return estimate_blocks(deal_blocks(games, entrants), order, confidence=confidence, resamples=resamples,
+                           rating_resamples=rating_resamples, rating_budget=rating_budget, seed=seed, model=model)
+
+
+def estimate_blocks(
+    blocks: Blocks,
+    order: Sequence[int] | None = None,
+    *,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    rating_resamples: int = 100,
+    rating_budget: int = RATING_BUDGET,
+    seed: int = 0,
+    model: RatingModel = RatingModel(),
+) -> Uncertainty:
+    """`estimate` of games already grouped into deal blocks (`resample.blocks_from_arrays`)."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1 (exclusive), got {confidence}")
     if resamples < 1 or rating_resamples < 0:
         raise ValueError("resamples must be at least 1 and rating resamples at least 0")
-    blocks = deal_blocks(games, entrants)
+    entrants = blocks.entrants
+    games = blocks.games_count
     played = blocks.seat_count.sum(axis=0)
     present = blocks.seat_count > 0  # blocks x entrants
     units = [_units(blocks, present[:, e]) for e in range(entrants)]
@@ -274,12 +233,13 @@ def estimate(
         return Uncertainty(confidence, resamples, rating_resamples, seed, blocks.size, empty, note)
     rating_note = ""
     if rating_resamples:
-        rating_resamples = min(rating_resamples, rating_budget // max(1, len(games)))
+        rating_resamples = min(rating_resamples, rating_budget // max(1, games))
         if rating_resamples < 20:
             rating_resamples = 0
-            rating_note = f"no mu intervals: re-rating {len(games)} games 20 times would take over {rating_budget} ratings"
-    counts = resample_counts(blocks, max(resamples, rating_resamples), seed)
-    ranks = average_ranks(blocks, counts[:resamples])
+            rating_note = f"no mu intervals: re-rating {games} games 20 times would take over {rating_budget} ratings"
+    rank_sums, seat_sums, counts = bootstrap(blocks, max(resamples, rating_resamples), seed, keep=rating_resamples)
+    with np.errstate(invalid="ignore", divide="ignore"):  # nan: never seated in a resample
+        ranks: Matrix = rank_sums[:resamples] / seat_sums[:resamples]
     r_lo, r_hi = _percentiles(ranks, confidence)
     r_point = blocks.rank_sum.sum(axis=0) / np.where(played > 0, played, 1)
     mu_lo = mu_hi = None
@@ -288,7 +248,7 @@ def estimate(
         mus = rerated_mu(blocks, counts[:rating_resamples], model)
         mu_lo, mu_hi = _percentiles(mus, confidence)
         mu_point = point_mu(blocks, model)
-    seats = max((len(g.seats) for g in games), default=1)
+    seats = blocks.max_seats
     tiebreak = {e: i for i, e in enumerate(order)} if order is not None else {}
     by_rank = sorted((e for e in range(entrants) if played[e]), key=lambda e: (float(r_point[e]), tiebreak.get(e, e), e))
     nxt = dict(zip(by_rank, by_rank[1:]))

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
+import re
 from importlib import resources
+from pathlib import Path
 
-from arena.jsonvalue import JSON, dumps_str
+from arena.jsonvalue import JSON, dumps, dumps_str, loads
 
 DATA_ID = "arena-data"
 
@@ -21,8 +25,41 @@ def embed_json(value: JSON) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def data_script(value: JSON) -> str:
-    return f'<script type="application/json" id="{DATA_ID}">{embed_json(value)}</script>'
+def data_script(value: JSON, compress: bool = False) -> str:
+    """The page's data as JSON, or (`compress`) gzip in base64, which the page inflates with the
+    browser's DecompressionStream (viewer.js): a replay's frames shrink about twentyfold."""
+    if not compress:
+        return f'<script type="application/json" id="{DATA_ID}">{embed_json(value)}</script>'
+    packed = base64.b64encode(gzip.compress(dumps(value), compresslevel=6, mtime=0)).decode("ascii")
+    return f'<script type="application/octet-stream" id="{DATA_ID}" data-encoding="gzip-base64">{packed}</script>'
+
+
+def read_data(page_text: str) -> JSON:
+    """The data a page embeds (`data_script`), decoded as the page decodes it."""
+    found = re.search(rf'<script type="[^"]+" id="{DATA_ID}"( data-encoding="gzip-base64")?>(.*?)</script>', page_text, re.S)
+    if found is None:
+        raise ValueError("no embedded data in this page")
+    if found.group(1):
+        return loads(gzip.decompress(base64.b64decode(found.group(2))))
+    return loads(found.group(2))
+
+
+def write_assets(folder: Path, names: list[str]) -> None:
+    """Write the named assets into `folder` once, for pages that link them (`linked_styles`, `linked_scripts`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        target = folder / name
+        text = asset(name)
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+
+
+def linked_styles(names: list[str], base: str) -> str:
+    return "\n".join(f'<link rel="stylesheet" href="{html.escape(base)}/{n}">' for n in names)
+
+
+def linked_scripts(names: list[str], base: str) -> str:
+    return "\n".join(f'<script src="{html.escape(base)}/{n}"></script>' for n in names)
 
 
 def styles(names: list[str]) -> str:
@@ -36,6 +73,8 @@ def scripts(names: list[str], nonce: str | None = None) -> str:
 
 # Files opened from disk: nothing loads from anywhere, the page's own inline script and style run.
 FILE_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+# The same, for a page that also loads scripts and styles from files beside it (a report's viewer pages).
+LINKED_CSP = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src data:"
 
 
 def server_csp(nonce: str) -> str:

@@ -19,17 +19,18 @@ from arena.jsonvalue import JSON
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.stats.ratings import Standing
 from arena.core.faults import Fault
-from arena.stats.analysis import analyse
-from arena.stats.seating import SeatReport
+from arena.stats.analysis import AnalysisOptions, analyse
+from arena.stats.seating import SeatReport, seat_report
 from arena.results.store import StoredGame
 from arena.stats.uncertainty import Uncertainty
 from arena.web import page
 from arena.web.report_data import BySeat, HeadToHead, by_seat, game_faults, head_to_head, rating_history
 from arena.web.report_svg import rating_plot
 from arena.web.report_tables import by_seat_table, faults_section, head_to_head_table, neighbours_table, standings_table
-from arena.web.viewer import write_viewer
+from arena.web import viewer
 
 REPLAY_DIR = "replays"
+ASSET_DIR = "assets"  # in REPLAY_DIR: the viewer pages' one copy of their scripts and styles
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,11 @@ def _viewer_pages(games: Sequence[StoredGame], out: Path) -> tuple[dict[int, str
     links: dict[int, str] = {}
     written = 0
     errors: list[str] = []
+    if any(g.replay_path for g in games):
+        try:
+            page.write_assets(out / REPLAY_DIR / ASSET_DIR, viewer.ASSETS)  # one copy for every viewer page
+        except OSError as exc:
+            return links, written, [clean(f"viewer assets: {exc}", LINE_CHARS)]
     for g in games:
         if not g.replay_path:
             continue
@@ -56,7 +62,7 @@ def _viewer_pages(games: Sequence[StoredGame], out: Path) -> tuple[dict[int, str
             if not replay.is_file():
                 continue
             if not target.is_file() or target.stat().st_mtime < replay.stat().st_mtime:
-                write_viewer(replay, target, None, back_link="../index.html")
+                viewer.write_viewer(replay, target, None, back_link="../index.html", assets=ASSET_DIR)
                 written += 1
             links[g.index] = rel
         except (ArenaError, OSError) as exc:
@@ -133,7 +139,10 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     """Write out_dir/index.html (and out_dir/replays/*.html for stored replays)."""
     started = time.perf_counter()
     out = Path(out_dir)
-    a = analyse(store_path)  # the facts and defaults of `arena standings`
+    # the facts of `arena standings` with its defaults, and the same cached intervals, except the re-rated mu
+    # intervals: the page does not show them, and they cost seconds on a big store
+    a = analyse(store_path, AnalysisOptions(rating_resamples=0, seats=True))
+    seats = a.seats if a.seats is not None else seat_report(list(a.games), len(a.names))  # always set with seats=True
     info, raw_names, standings, games = a.info, list(a.names), list(a.standings), list(a.games)
     names = [clean(n, NAME_CHARS) for n in raw_names]
     try:
@@ -154,7 +163,7 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         raw_names,
         head_to_head(games, len(names)),
         by_seat(games, len(names)),
-        a.seats,
+        seats,
         rating_plot(history, names),
         game_faults(games, names),
         list(a.bot_faults),

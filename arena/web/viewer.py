@@ -32,26 +32,37 @@ _BODY = """
 """
 
 
-def viewer_html(record: GameRecord, perspective: Perspective, back_link: str | None = None) -> str:
+STYLES = ["base.css", "viewer.css"]
+SCRIPTS = ["games.js", "viewer.js"]
+ASSETS = STYLES + SCRIPTS
+
+
+def viewer_html(record: GameRecord, perspective: Perspective, back_link: str | None = None, assets: str | None = None) -> str:
     """The page for one perspective: organiser (every seat's views) or seat k (seat k's views only)."""
     title = f"{record.game} {clean(record.game_id, NAME_CHARS)} ({perspective.label})"
-    return viewer_page(viewer_data(record, perspective), title, back_link)
+    return viewer_page(viewer_data(record, perspective), title, back_link, assets=assets)
 
 
 def viewer_page(data: dict[str, JSON], title: str, back_link: str | None = None, back_text: str = "← report",
-                nonce: str | None = None) -> str:
+                nonce: str | None = None, assets: str | None = None) -> str:
     """The viewer around `data` (from `viewer_data`, possibly redacted further by its caller); with a
-    nonce, the page as a server sends it (`page.server_csp`)."""
+    nonce, the page as a server sends it (`page.server_csp`; its data plain JSON: HTTP compresses).
+    A file's frames are gzip-compressed (the page inflates them); its scripts and styles are inline,
+    or (`assets`, a folder relative to the page, see `page.write_assets`) linked, so that the pages of
+    one report share one copy."""
     back = f'<a href="{html.escape(back_link)}" style="color:#cde">{html.escape(back_text)}</a>' if back_link else ""
-    head = page.styles(["base.css", "viewer.css"])
-    body = _BODY.format(back=back) + page.data_script(data) + page.scripts(["games.js", "viewer.js"], nonce)
-    return page.shell(title, head, body, page.server_csp(nonce) if nonce else page.FILE_CSP)
+    head = page.styles(STYLES) if assets is None else page.linked_styles(STYLES, assets)
+    code = page.scripts(SCRIPTS, nonce) if assets is None else page.linked_scripts(SCRIPTS, assets)
+    body = _BODY.format(back=back) + page.data_script(data, compress=nonce is None) + code
+    csp = page.server_csp(nonce) if nonce else page.LINKED_CSP if assets is not None else page.FILE_CSP
+    return page.shell(title, head, body, csp)
 
 
-def write_viewer(replay: str | os.PathLike[str], out: str | os.PathLike[str], seat: int | None = None, back_link: str | None = None) -> Path:
+def write_viewer(replay: str | os.PathLike[str], out: str | os.PathLike[str], seat: int | None = None,
+                 back_link: str | None = None, assets: str | None = None) -> Path:
     """Read a replay, write its viewer page to `out`; returns the path written."""
     record = load_game_record(replay)
-    text = viewer_html(record, Perspective(seat), back_link)
+    text = viewer_html(record, Perspective(seat), back_link, assets)
     target = Path(out)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

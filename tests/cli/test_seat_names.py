@@ -4,7 +4,6 @@ strings (issue 23, item 4): two versions of a bot that both call themselves `det
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.web.page import read_data
 from arena.web.frames import Perspective, viewer_data
 from arena.web.replay_source import load_game_record
 
@@ -64,6 +64,4 @@ def test_the_viewer_shows_the_seed_as_a_string_and_the_seats_by_entrant(played: 
     done = arena("view", "game.jsonl", cwd=folder)
     assert done.returncode == 0, done.stderr
     page = (folder / "game.html").read_text()
-    embedded = re.search(r'<script type="application/json" id="arena-data">(.*?)</script>', page, re.S)
-    assert embedded is not None
-    assert json.loads(embedded.group(1))["seed"] == SEED
+    assert read_data(page)["seed"] == SEED  # the page's data, decoded as the page decodes it

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -82,6 +82,15 @@ def page(browser: Browser) -> Iterator[Page]:
     pg.on("console", on_console)
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.on("request", lambda req: errors.append(f"network request {req.url}") if not req.url.startswith(("file:", "data:", "about:")) else None)
+    goto = pg.goto
+
+    def goto_drawn(url: str, **kwargs: Any) -> Any:
+        """Open a page as a user waits for it: a viewer draws once its compressed frames are inflated."""
+        response = goto(url, **kwargs)
+        pg.wait_for_function("() => !document.querySelector('#arena-data[data-encoding]') || document.documentElement.dataset.ready === '1'")
+        return response
+
+    pg.goto = goto_drawn  # type: ignore[method-assign]
     try:
         yield pg
     finally:

@@ -17,6 +17,7 @@ from playwright.sync_api import Page
 
 from arena.games.registry import get_game
 from arena.jsonvalue import canonical
+from arena.web.page import read_data
 from arena.replay import read_replay
 from arena.web.frames import delta_decode
 from tests.web.conftest import ROOT, run_cli, screenshot
@@ -97,7 +98,7 @@ def test_seat_page_never_shows_another_seats_hand(game: str, seat: int, replays:
     html = out.read_text(encoding="utf-8")
     views, hands, events = engine_frames(replay, seat)
     page.goto(out.resolve().as_uri())
-    data = json.loads(page.locator("#arena-data").text_content() or "")
+    data = read_data(html)  # what the file holds, decoded as the page decodes it
     # The file holds seat k's views only, equal to the engine's, and no other seat's actions.
     assert list(data["views"]) == [str(seat)]
     assert [canonical(v) for v in delta_decode(data["views"][str(seat)])] == [canonical(v) for v in views]

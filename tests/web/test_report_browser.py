@@ -126,3 +126,31 @@ def test_viewer_pages_are_rebuilt_only_when_missing_or_older_than_their_replay(t
     os.utime(replay, (later, later))
     again = build_report(tournament / "cup.sqlite", tournament / "report")
     assert again.viewer_pages == 2 and page.is_file()
+
+
+def test_viewer_pages_share_one_copy_of_their_assets_and_inflate_their_frames_from_file(tournament: Path, page: Page) -> None:
+    from arena.jsonvalue import canonical, dumps
+    from arena.web import viewer
+    from arena.web.frames import Perspective, viewer_data
+    from arena.web.page import asset, read_data
+    from arena.web.replay_source import load_game_record
+
+    replays = tournament / "report" / "replays"
+    pages = sorted(replays.glob("*.html"))
+    assert len(pages) >= 2
+    assert sorted(p.name for p in (replays / "assets").iterdir()) == sorted(viewer.ASSETS)
+    with Store.open_existing(tournament / "cup.sqlite") as store:
+        games = {g.index: g for g in store.games()}
+    for p in pages:
+        text = p.read_text(encoding="utf-8")
+        for name in viewer.ASSETS:  # linked, not copied into every page
+            assert asset(name).strip()[:300] not in text
+            assert f'"assets/{name}"' in text
+        expected = canonical(viewer_data(load_game_record(str(games[int(p.stem)].replay_path)), Perspective(None)))
+        assert read_data(text) == expected  # the frames of the replay, compressed
+        assert len(text) * 3 < len(dumps(expected))
+    # the browser inflates them from file:// (DecompressionStream) and draws the first step
+    page.goto(pages[0].resolve().as_uri())
+    assert page.evaluate("() => window.ArenaViewer.data") == read_data(pages[0].read_text(encoding="utf-8"))
+    assert page.inner_text("#where").startswith("step 0 /")
+    assert page.locator("#board .seat").count() == 3

@@ -1,7 +1,19 @@
-/* arena replay viewer: draws the frames embedded in #arena-data; no network, works from file://. */
+/* arena replay viewer: draws the frames embedded in #arena-data; no network, works from file://.
+   The frames are gzip-compressed and base64-encoded (data-encoding="gzip-base64"): the browser's own
+   DecompressionStream inflates them, then <html data-ready="1"> says the page is drawn. */
 (function () {
   "use strict";
-  var data = JSON.parse(document.getElementById("arena-data").textContent);
+  function load(el, done) {
+    if (el.getAttribute("data-encoding") !== "gzip-base64") { done(JSON.parse(el.textContent)); return; }
+    var bin = atob(el.textContent.trim());
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    new Response(stream).text().then(function (text) { done(JSON.parse(text)); });
+  }
+  load(document.getElementById("arena-data"), function (data) { start(data); document.documentElement.setAttribute("data-ready", "1"); });
+
+  function start(data) {
   var G = window.ArenaGames;
   var n = data.players.length;
   var last = data.steps.length;
@@ -170,9 +182,10 @@
       else if (ev.key === " ") { play(); } else { return; }
       ev.preventDefault();
     });
-    window.ArenaViewer = { frame: function (seat, i) { return frames[String(seat)][i]; }, go: go };
+    window.ArenaViewer = { frame: function (seat, i) { return frames[String(seat)][i]; }, go: go, data: data };
     var m = /[#&]step=(\d+)/.exec(location.hash);
     go(m ? parseInt(m[1], 10) : 0);
   }
   setup();
+  }
 })();
