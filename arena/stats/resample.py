@@ -5,8 +5,8 @@ Why in chunks: the bootstrap draws, table by table, `resamples x blocks` block n
 16 GB at a million games. numpy draws a range below 2**32 from 32-bit values of the bit generator,
 which keeps the unused half of a 64-bit output in its own state, so consecutive calls continue one
 stream: the same draws taken a chunk of rows at a time are the numbers of the single call
-(`tests/tournament/test_resample.py` checks it), and the intervals stay those of the plain
-implementation (`tests/tournament/test_standings_golden.py`) while the memory is one chunk. Counts
+(`tests/stats/test_resample.py` checks it), and the intervals stay those of the plain
+implementation (`tests/stats/test_standings_golden.py`) while the memory is one chunk. Counts
 are summed with `bincount` and one matrix product per chunk: exact, since every sum is of small
 integers.
 """

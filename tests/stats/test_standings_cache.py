@@ -12,7 +12,7 @@ from arena.results.store import Store
 from arena.stats import standings as standings_mod
 from arena.stats.standings import store_standings, store_uncertainty
 from arena.stats.uncertainty import estimate
-from tests.tournament.test_standings_golden import _game, build
+from tests.support.stores import build, game as _game
 
 
 def _fresh(store: Store) -> object:
