@@ -80,7 +80,7 @@ class RunSummary:
         return self.decisions / self.duration_s if self.duration_s > 0 else 0.0
 
 
-def open_store(config: TournamentConfig, fresh: bool = False) -> Store:
+def open_store(config: TournamentConfig, fresh: bool = False, secret: str | None = None) -> Store:
     rules = config.rules_key()
     return Store.create_or_resume(
         config.store,
@@ -92,6 +92,7 @@ def open_store(config: TournamentConfig, fresh: bool = False) -> Store:
         total_games=sched.count(config.schedule),
         fresh=fresh,
         keys=[config.game_key(g, rules) for g in config.games()],
+        secret=secret,
     )
 
 
@@ -129,17 +130,19 @@ def run(
     executor: Executor | None = None,
     stop_rule: StopRule | None = None,
     notices: TextIO | None = None,
+    secret: str | None = None,
 ) -> RunSummary:
     """Play every game of the schedule that the store does not hold yet, then rate them all.
 
     `executor` defaults to in-process play for one game at a time, else a `LocalPool`; `notices`
     (default stderr) gets one line per event the user should know of, such as a lost worker.
+    `secret` keys a new store's deals (default: random; `arena run --secret`); a store keeps its own.
     """
     n_workers = concurrency or config.concurrency or os.cpu_count() or 1
     restart = config.restart_bots if restart_bots is None else restart_bots
     schedule = config.games()
     check_outputs(config)
-    store = open_store(config, fresh)
+    store = open_store(config, fresh, secret)
     try:
         done = store.done_indices()
         rules = config.rules_key()
@@ -176,7 +179,7 @@ def run(
                 if executor is None:
                     executor = InlineExecutor() if n_workers <= 1 or len(todo) == 1 else LocalPool(min(n_workers, len(todo)))
                 with terminate_as_interrupt():
-                    state.play(executor, PlayerSetup(config, restart), todo, gate)
+                    state.play(executor, PlayerSetup(config, restart, store.secret()), todo, gate)
         except KeyboardInterrupt:
             interrupted = True
         finally:

@@ -24,6 +24,7 @@ from typing import Any, Iterator, Sequence
 from arena.errors import StoreError
 from arena.jsonvalue import JSON, dumps_str, loads
 from arena.referee.faults import Fault
+from arena.rng import new_secret
 from arena.tournament.lock import StoreLock
 from arena.tournament.reindex import Plan, differences, reconcile
 from arena.tournament.stored import SCHEMA as _SCHEMA
@@ -85,11 +86,13 @@ class Store:
         total_games: int,
         fresh: bool = False,
         keys: Sequence[str] | None = None,
+        secret: str | None = None,
     ) -> "Store":
         """Open the store of this tournament for a run, creating it and taking its lock.
 
         With `keys` (each scheduled game's key), a store written under another config is reused when
         every game it holds is one this config plays too; without, only the same config resumes it.
+        `secret` is the tournament's secret for a new store (default: a random one); a store keeps its own.
         """
         path = Path(path)
         try:
@@ -132,6 +135,7 @@ class Store:
                     f"{path} holds results of a different config (differs in: {', '.join(differs) or 'version'}); "
                     "run with --fresh to discard them and start over, or set output.store to another file"
                 )
+            store._keep_secret(secret)
         except sqlite3.Error as exc:
             store.close()
             if outside_arena(exc):
@@ -167,6 +171,24 @@ class Store:
             return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.OperationalError:
             return {}
+
+    def _keep_secret(self, given: str | None) -> None:
+        """The store holds the tournament's secret from its creation on; a given one must match it once
+        a game is stored (a store from before secrets gets one: its games from now on are keyed)."""
+        held = self._meta().get("secret")
+        (games,) = self.conn.execute("SELECT COUNT(*) FROM games").fetchone()
+        if held is None or (given is not None and given != held and not games):
+            with self._transaction():
+                self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('secret', ?)", (given or new_secret(),))
+        elif given is not None and given != held:
+            raise StoreError(
+                f"{self.path} was created with another secret than the one given; run with --fresh to start "
+                "over with the given secret, or leave --secret out to resume with the store's"
+            )
+
+    def secret(self) -> str:
+        """The tournament's secret: keys every deal seed and game id; never sent to a bot."""
+        return self._meta().get("secret", "")
 
     def _initialise(
         self,

@@ -7,6 +7,7 @@ from typing import Any
 
 BOT = Path(__file__).parent / "bots" / "det_bot.py"
 REPO = Path(__file__).parents[2]
+SECRET = "0123456789abcdef0123456789abcdef"  # one secret for runs whose results are compared
 
 
 def det_entrants(count: int, delay_ms: float = 0.0) -> list[dict[str, Any]]:
