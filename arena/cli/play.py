@@ -21,7 +21,7 @@ from arena.referee.referee import GameResult, play_game
 from arena.referee.replay import iter_replay
 from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import decide
-from arena.rng import derive_seed
+from arena.rng import derive_seed, random_seed
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 
 TC = TimeControl()  # the defaults, defined once in the referee
@@ -91,8 +91,9 @@ def play_command(
 
     Example: arena play kododo --bot 'python3 sample_bots/python/random_bot.py' --bot sample_bots/c/random_bot
 
-    A --seed reproduces the game: the game id is derived from it, and each bot gets ARENA_SEED (derived
-    from the seed and its seat) in its environment, which the sample bots seed themselves from.
+    A --seed reproduces the game: the game id is a one-way hash of it, and each bot gets ARENA_SEED (a
+    one-way hash of the seed and its seat) in its environment, which the sample bots seed themselves
+    from. Without --seed the seed is 63 random bits; a small seed you give, a bot can find by trying.
     """
     spec = get_game(game)
     spec.check_seats(len(bots))
@@ -110,7 +111,7 @@ def play_command(
     if warning:
         click.echo(f"arena: {warning}", err=True)
     if seed is None:
-        seed = int.from_bytes(os.urandom(6), "big")
+        seed = random_seed()  # 63 bits: no bot can try them all against its hand
     path = replay
     if path is None:
         fd, path = tempfile.mkstemp(prefix="arena-replay-", suffix=".jsonl")

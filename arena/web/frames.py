@@ -72,7 +72,7 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         "version": VIEWER_DATA_VERSION,
         "game": record.game,
         "game_id": clean(record.game_id, NAME_CHARS),
-        "seed": record.seed,
+        "seed": record.seed if perspective.seat is None else None,  # the seed is every hand: organiser only
         "players": [clean(p, NAME_CHARS) for p in record.players],
         "time_control": record.time_control,
         "perspective": perspective.seat,
