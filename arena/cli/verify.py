@@ -7,15 +7,25 @@ import click
 from arena.cli import main
 from arena.referee.replay import load_replay
 from arena.referee.verify import verify_replay
+from arena.referee.verify_links import check_branch
 from arena.textsafe import clean
 
 
 @main.command("verify")
 @click.argument("replay", type=click.Path(dir_okay=False))
-def verify_command(replay: str) -> None:
-    """Check REPLAY against the game's rules; the first mismatch is reported and the exit is non-zero."""
-    report = verify_replay(load_replay(replay))  # a ReplayError is one line on stderr, exit status 2
-    branch = f"; a branch of {report.branch_of[:12]}" if report.branch_of else ""
+@click.option("--original", metavar="FILE", type=click.Path(dir_okay=False), default=None,
+              help="The replay REPLAY is a branch of: checked too, and the branch against it.")
+def verify_command(replay: str, original: str | None) -> None:
+    """Check REPLAY against the game's rules and its clock; the first mismatch is reported and the exit is
+    non-zero. A branch (`arena replay`) is checked against its original when --original gives it."""
+    loaded = load_replay(replay)
+    report = verify_replay(loaded)  # a ReplayError is one line on stderr, exit status 2
+    if original is not None:
+        check_branch(loaded, load_replay(original))
+    branch = ""
+    if report.branch_of:
+        checked = "checked against it" if original is not None else "unverified: give --original FILE to check it"
+        branch = f"; a branch of {report.branch_of[:12]} ({checked})"
     click.echo(
         f"ok: {clean(replay, 300)}: {report.game} seed {report.seed}, {report.steps} steps, {report.decisions} decisions, "
         f"{report.commitments} commitments checked, {report.faults} faults; result {list(report.points)} points, "
