@@ -15,13 +15,25 @@ from arena.textsafe import clean
 @click.argument("replay", type=click.Path(dir_okay=False))
 @click.option("--original", metavar="FILE", type=click.Path(dir_okay=False), default=None,
               help="The replay REPLAY is a branch of: checked too, and the branch against it.")
-def verify_command(replay: str, original: str | None) -> None:
+@click.option("--store", metavar="STORE", type=click.Path(dir_okay=False), default=None,
+              help="The results store of the tournament REPLAY is from: who sat where and the result must be its.")
+def verify_command(replay: str, original: str | None, store: str | None) -> None:
     """Check REPLAY against the game's rules and its clock; the first mismatch is reported and the exit is
     non-zero. A branch (`arena replay`) is checked against its original when --original gives it."""
     loaded = load_replay(replay)
     report = verify_replay(loaded)  # a ReplayError is one line on stderr, exit status 2
     if original is not None:
         check_branch(loaded, load_replay(original))
+    stored = ""
+    if store is not None:
+        from pathlib import Path
+
+        from arena.tournament.store import Store
+        from arena.tournament.verify_store import check_against_store
+
+        with Store.open_existing(Path(store)) as opened:
+            game = check_against_store(loaded, opened)
+        stored = f"; game {game.index} of {clean(store, 300)}, seats and result as stored"
     branch = ""
     if report.branch_of:
         checked = "checked against it" if original is not None else "unverified: give --original FILE to check it"
@@ -29,5 +41,5 @@ def verify_command(replay: str, original: str | None) -> None:
     click.echo(
         f"ok: {clean(replay, 300)}: {report.game} seed {report.seed}, {report.steps} steps, {report.decisions} decisions, "
         f"{report.commitments} commitments checked, {report.faults} faults; result {list(report.points)} points, "
-        f"ranks {list(report.ranks)}; sha256 {report.sha256}{branch}"
+        f"ranks {list(report.ranks)}; sha256 {report.sha256}{branch}{stored}"
     )
