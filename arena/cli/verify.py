@@ -7,7 +7,7 @@ import click
 from arena.cli import main
 from arena.referee.replay import load_replay
 from arena.referee.verify import verify_replay
-from arena.referee.verify_links import check_branch
+from arena.referee.verify_branch import check_branch
 from arena.textsafe import clean
 
 

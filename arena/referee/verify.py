@@ -14,7 +14,7 @@ the game says what is legal and what the fallback is.
 
 Then each step's events must be the game's, steps must follow one another, every fault must be in
 its step, the result must be the game's outcome under the recorded faults and fault policy, and every
-recorded time must fit the header's clock (`verify_links.check_clock`).
+recorded time must fit the header's clock (`verify_clock.py`).
 `resimulate` yields each step (state, views sent, decisions, events) as it is checked; `verify_replay`
 runs it to the end. The first disagreement is a `ReplayMismatch` naming its line.
 """
@@ -34,6 +34,7 @@ from arena.referee.faults import FaultKind
 from arena.referee.referee import apply_policy
 from arena.referee.replay.encoding import JSON, canonical_bytes, check_commitment
 from arena.referee.replay.reader import Replay, load_replay
+from arena.referee.verify_clock import check_clock
 from arena.referee.replay.records import FATAL_FAULTS, RESPONSE_FAULTS, Commit, Decision, Events, FaultRecord, Source, short
 from arena.textsafe import clean
 
@@ -90,9 +91,7 @@ def verify_replay(replay: Replay | str | os.PathLike[str]) -> VerifyReport:
         steps += 1
         decisions += len(step.decisions)
         commitments += len(step.commits)
-    from arena.referee.verify_links import check_clock  # here: it builds on this module
-
-    check_clock(replay)
+    check_clock(replay, lambda line, problem: ReplayMismatch(replay.source, line, problem))
     header, result = replay.header, replay.result
     return VerifyReport(header.game, header.seed, steps, decisions, commitments, len(result.faults), result.points,
                         result.ranks, replay.sha256, header.branch.of if header.branch else None)

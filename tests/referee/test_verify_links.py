@@ -14,8 +14,13 @@ import pytest
 
 from arena.errors import ReplayError
 from arena.referee.replay import load_replay
-from arena.referee.verify import resimulate
-from arena.referee.verify_links import check_branch, check_clock
+from arena.referee.verify import ReplayMismatch, resimulate
+from arena.referee.verify_branch import check_branch
+from arena.referee.verify_clock import check_clock as clock_check
+
+
+def check_clock(replay):
+    clock_check(replay, lambda line, problem: ReplayMismatch(replay.source, line, problem))
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")
