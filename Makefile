@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 C_BOT := sample_bots/c/random_bot
 
-.PHONY: setup system-deps demo test bench mutation clean
+.PHONY: setup system-deps demo check test bench mutation clean
 
 setup: system-deps $(STAMP) $(C_BOT)
 
@@ -27,8 +27,18 @@ $(C_BOT): sample_bots/c/random_bot.c
 demo: setup
 	$(VENV)/bin/arena run configs/kododo.yaml --fresh
 
+# The fast tier, before each commit: types, the layering contracts, and every test that starts no
+# process, sandbox, browser or cluster and runs no documented command (markers in pyproject.toml).
+FAST := not process and not sandbox and not browser and not cluster and not docs and not slow
+
+check: setup
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+	$(PY) -m pytest -q -m "$(FAST)"
+
 test: setup
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
 
 bench: setup

@@ -86,3 +86,19 @@ class ReportError(ArenaError):
 
 class BranchError(ReplayError):
     """A branch that cannot be played from a replay: a step or a seat it does not have."""
+
+
+class MatchError(ArenaError):
+    """An `arena match` that cannot run as asked: bad --sprt bounds, a bot or filler it cannot find."""
+
+
+class ServerError(ArenaError):
+    """`arena serve` cannot start or go on: a bad server config, no sandbox, missing admin credentials."""
+
+
+class SubmissionRefused(ArenaError):
+    """An uploaded bot archive the server will not take; the message says what to change in it."""
+
+
+class SignatureError(ArenaError):
+    """A replay's signature that is missing, malformed or not made by the given key."""

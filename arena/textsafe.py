@@ -50,3 +50,11 @@ def clean(text: object, limit: int = DETAIL_CHARS, *, keep_newlines: bool = Fals
 def clean_bytes(data: bytes, limit: int = LINE_CHARS) -> str:
     """Bytes from a pipe as clean text (invalid UTF-8 becomes U+FFFD)."""
     return clean(data[: 4 * limit + 64].decode("utf-8", "replace"), limit)
+
+
+def seat_label(entrant: str, name: str, version: str) -> str:
+    """How a seat is shown: the entrant's name (the operator's), then the bot's own hello name and
+    version beside it, so that two versions that both call themselves `counter` are told apart."""
+    own = " ".join(part for part in (clean(name, NAME_CHARS), clean(version, NAME_CHARS)) if part)
+    who = clean(entrant, NAME_CHARS)
+    return f"{who} ({own})" if own and own != who else who

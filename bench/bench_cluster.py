@@ -23,11 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.cluster import ClusterSpec
-from arena.cluster.executor import DaskExecutor
-from arena.tournament import config as tconfig
-from arena.tournament.executor import Executor
-from arena.tournament.runner import run as run_tournament
+from arena.tournament.config.cluster import ClusterSpec
+from arena.tournament.run.dask_pool import DaskExecutor
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run.executor import Executor
+from arena.tournament.run.runner import run as run_tournament
 from bench.stats import Figure, fmt, report, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,7 @@ def measure(rounds: int, think_ms: float, where: str) -> tuple[float, float]:
         if where.startswith("-j"):
             concurrency = int(where[2:])
         else:
-            from arena.tournament.player import PlayerSetup
+            from arena.tournament.run.player import PlayerSetup
 
             dask = DaskExecutor(ClusterSpec.parse(where))
             dask.start(PlayerSetup(cfg))

@@ -15,8 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.tournament.ratings import RatingModel
-from arena.tournament.store import Store, StoredGame
+from arena.stats.ratings import RatingModel
+from arena.results.store import Store, StoredGame
+from arena.stats.standings import store_standings
 from bench.stats import Figure, repeat
 
 ENTRANTS = [("a", ["a"]), ("b", ["b"]), ("c", ["c"]), ("d", ["d"])]
@@ -55,7 +56,7 @@ def standings_seconds(games: int = 100_000, path: Path | None = None) -> float:
         db = path if path is not None and path.exists() else build_store(Path(tmp) / "ratings.sqlite", games)
         with Store.open_existing(db) as store:
             start = time.perf_counter()
-            table = store.standings(RatingModel(), use_cache=False)
+            table = store_standings(store, RatingModel(), use_cache=False)
             elapsed = time.perf_counter() - start
         assert len(table) == 4 and sum(s.games for s in table) == 4 * games
         return elapsed
@@ -66,10 +67,10 @@ def cached_standings_seconds(games: int = 100_000, new_games: int = 10) -> float
     with tempfile.TemporaryDirectory() as tmp:
         db = build_store(Path(tmp) / "ratings.sqlite", games)
         with Store.open_existing(db) as store:
-            store.standings()  # warms the cache
+            store_standings(store)  # warms the cache
             store.record_many(synthetic_games(new_games, seed=2, first_index=games))
             start = time.perf_counter()
-            store.standings()
+            store_standings(store)
             return time.perf_counter() - start
 
 

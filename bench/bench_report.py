@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.tournament.store import Store, StoredGame
+from arena.results.store import Store, StoredGame
 from arena.web.report_page import build_report
 
 ENTRANTS = [(f"bot-{k}", [f"bot-{k}"]) for k in range(8)]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from arena.referee.bot import BotProcess, BotSpec
 from arena.sandbox.policy import SandboxPolicy
-from arena.tournament.runner import run as run_tournament
+from arena.tournament.run.runner import run as run_tournament
 from bench.bench_referee import ensure_c_bot
 from bench.bench_tournament import demo_config
 from bench.stats import Figure, report, write_section

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from arena.games.registry import get_game
-from arena.tournament.collusion import detect
-from arena.tournament.schedule import Rotations, ScheduleSpec, build
-from arena.tournament.seating import balance, next_counts
-from arena.tournament.stoprule import StopRule, stopping_round
-from arena.tournament.uncertainty import estimate
+from arena.stats.collusion import detect
+from arena.tournament.schedule.plan import Rotations, ScheduleSpec, build
+from arena.stats.seating import balance, next_counts
+from arena.stats.stoprule import StopRule, stopping_round
+from arena.stats.uncertainty import estimate
 from bench.simfield import Field, SimGame, tournament, true_average_ranks
 from bench.stats import write_section
 
@@ -81,7 +81,7 @@ def play_field(game: str, bots: Sequence[Callable[[str, int], Policy]], rounds: 
         policies = [bots[e](g.game_id, s) for s, e in enumerate(g.seats)]
         while not state.is_over():
             state.apply({s: policies[s]({"view": state.view(s), "legal": state.legal_actions(s)}) for s in state.to_move()})
-        out.append(SimGame(g.index, g.round, g.table, g.rotation, g.seats, tuple(state.outcome().ranks)))
+        out.append(SimGame(g.index, g.round, g.table, g.rotation, g.seats, tuple(state.outcome().ranks), g.seed))
     return out
 
 
@@ -144,7 +144,7 @@ def resampled(pool: Sequence[SimGame], rounds: int) -> Callable[[int], list[SimG
         out = []
         for r in range(rounds):
             src = by_round[rng.choice(keys)]
-            out += [SimGame(g.index, r, g.table, g.rotation, g.seats, g.ranks) for g in src]
+            out += [SimGame(g.index, r, g.table, g.rotation, g.seats, g.ranks, r * 2**32 + g.seed % 2**32) for g in src]
         return out
 
     return draw

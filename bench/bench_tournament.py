@@ -12,8 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from arena.tournament import config as tconfig
-from arena.tournament.runner import run as run_tournament
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run.runner import run as run_tournament
 from bench.bench_referee import PY_BOT, ensure_c_bot
 from bench.stats import Figure
 

@@ -9,11 +9,12 @@ to Monte-Carlo error (`true_average_ranks` uses a large independent sample).
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from arena.tournament.schedule import Rotations, ScheduledGame, ScheduleSpec, build
+from arena.tournament.schedule.plan import Rotations, ScheduledGame, ScheduleSpec, build
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class SimGame:
     rotation: int
     seats: tuple[int, ...]
     ranks: tuple[int, ...]
+    seed: int = 0  # the deal's seed: the games of one deal share it
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,10 @@ class Field:
     collusion: tuple[tuple[int, int], ...] = field(default_factory=tuple)  # (feeder, partner)
     feed: float = 0.0
     rotations: Rotations = Rotations.CYCLIC
+    # the shape of each game's noise: "normal" (Thurstone), "gumbel" (ranks then follow Plackett-Luce),
+    # "t3" (Student t, 3 degrees of freedom: heavy tails), "blowout" (1 game in 10 with 5 times the noise)
+    shape: str = "normal"
+    seat_effect: float = 0.0  # seat s adds -seat_effect * s to its performance (the first seat is better)
 
     @property
     def entrants(self) -> int:
@@ -45,14 +51,24 @@ def _ranks(perf: Sequence[float]) -> tuple[int, ...]:
     return tuple(1 + sum(1 for q in perf if q > p) for p in perf)
 
 
+def _noise(fld: Field, rng: random.Random) -> float:
+    if fld.shape == "gumbel":
+        return -fld.noise * math.log(-math.log(1.0 - rng.random()))
+    if fld.shape == "t3":
+        return fld.noise * rng.gauss(0.0, 1.0) / math.sqrt(sum(rng.gauss(0.0, 1.0) ** 2 for _ in range(3)) / 3)
+    if fld.shape == "blowout":
+        return rng.gauss(0.0, fld.noise * (5.0 if rng.random() < 0.1 else 1.0))
+    return rng.gauss(0.0, fld.noise)
+
+
 def play(fld: Field, game: ScheduledGame, luck: Sequence[float], rng: random.Random) -> SimGame:
-    perf = [fld.strengths[e] + luck[s] + rng.gauss(0.0, fld.noise) for s, e in enumerate(game.seats)]
+    perf = [fld.strengths[e] + luck[s] - fld.seat_effect * s + _noise(fld, rng) for s, e in enumerate(game.seats)]
     where = {e: s for s, e in enumerate(game.seats)}
     for feeder, partner in fld.collusion:
         if feeder in where and partner in where:
             perf[where[feeder]] -= fld.feed
             perf[where[partner]] += fld.feed
-    return SimGame(game.index, game.round, game.table, game.rotation, game.seats, _ranks(perf))
+    return SimGame(game.index, game.round, game.table, game.rotation, game.seats, _ranks(perf), game.seed)
 
 
 def tournament(fld: Field, rounds: int, seed: int) -> list[SimGame]:

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import enum
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from arena.checkbot.driver import GameRecord
+from arena.checkbot.load import Load
 from arena.checkbot.runner import Evidence
 
 SHOWN = 5  # evidence lines shown per check
@@ -236,6 +237,11 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[int(rank) - 1]
 
 
+def fmt_ms(ms: float) -> str:
+    """A latency as read: two decimals, `<0.01 ms` below that (never a misleading `0.00 ms`)."""
+    return "<0.01 ms" if ms < 0.005 else f"{ms:.2f} ms"
+
+
 def check_latency(evidence: Evidence) -> CheckResult:
     skipped = _skip("latency", evidence)
     if skipped:
@@ -245,8 +251,8 @@ def check_latency(evidence: Evidence) -> CheckResult:
     timeouts = [t for g in evidence.games for t in g.timeouts]
     if not times and not timeouts:
         return CheckResult("latency", Status.SKIP, "no decision was asked")
-    figures = (f"median {statistics.median(times):.2f} ms, p99 {percentile(times, 99):.2f} ms, "
-               f"max {max(times):.2f} ms over {len(times)} answers" if times else "no answer")
+    figures = (f"median {fmt_ms(statistics.median(times))}, p99 {fmt_ms(percentile(times, 99))}, "
+               f"max {fmt_ms(max(times))} over {len(times)} answers" if times else "no answer")
     if timeouts:
         return CheckResult("latency", Status.FAIL, f"{len(timeouts)} time-out(s) (limit {limit} ms); {figures}",
                            tuple(timeouts[:5]))
@@ -303,3 +309,38 @@ def evaluate(evidence: Evidence) -> list[CheckResult]:
 
 
 __all__ = ["CHECKS", "CheckResult", "GameRecord", "Status", "evaluate", "percentile"]
+
+
+def judge(first: list[CheckResult], first_load: Load, second: list[CheckResult] | None = None,
+          second_load: Load | None = None) -> list[CheckResult]:
+    """The verdicts of a run, or of a run and its repeat where the first was doubtful (`doubtful`).
+
+    Repeated: a check that failed in only one of the two runs (while the machine was busy) takes the
+    other run's verdict, saying so; one that failed both times fails, and where the machine was busy
+    both times the report says it was too busy to judge (the failure may be the machine's): a bot that
+    fails every time is never passed for it. Checks that failed in neither run show the second run.
+    """
+    if second is None or second_load is None:
+        return first
+    out: list[CheckResult] = []
+    for one, two in zip(first, second):
+        failed_one, failed_two = one.status is Status.FAIL, two.status is Status.FAIL
+        if failed_one and failed_two:
+            if second_load.busy:
+                note = (f"the machine was too busy to judge: failed twice, with {first_load.describe()}, then "
+                        f"{second_load.describe()}; run check-bot again when the machine is quieter")
+                out.append(replace(two, summary=f"{two.summary} (the machine was too busy to judge)", evidence=(note, *two.evidence)))
+            else:
+                out.append(replace(two, evidence=(f"failed again when repeated ({second_load.describe()})", *two.evidence)))
+        elif failed_one or failed_two:
+            kept, busy = (two, first_load) if failed_one else (one, second_load)
+            note = f"failed in one of two runs, while the machine was busy ({busy.describe()}); passed in the other"
+            out.append(replace(kept, evidence=(note, *kept.evidence)))
+        else:
+            out.append(two)
+    return out
+
+
+def doubtful(results: list[CheckResult], load: Load) -> bool:
+    """Whether a run's verdict needs a repeat: something failed while the machine was too busy to judge."""
+    return load.busy and any(r.status is Status.FAIL for r in results)

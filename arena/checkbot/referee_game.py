@@ -14,7 +14,8 @@ from typing import Mapping
 from arena.checkbot.session import SANDBOX_POLICY
 from arena.errors import ArenaError
 from arena.games.base import GameSpec
-from arena.referee import BotProcess, BotSpec, TimeControl, play_game
+from arena.core.time_control import TimeControl
+from arena.referee import BotProcess, BotSpec, play_game
 from arena.textsafe import clean
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from arena.checkbot.checks import CheckResult, Status
+from arena.checkbot.load import Load
 from arena.checkbot.runner import Evidence
 from arena.jsonvalue import JSON, dumps_str
 
@@ -15,7 +16,7 @@ def failed(results: Sequence[CheckResult]) -> bool:
     return any(r.status is Status.FAIL for r in results)
 
 
-def render_text(evidence: Evidence, results: Sequence[CheckResult], verbose: bool = False) -> list[str]:
+def render_text(evidence: Evidence, results: Sequence[CheckResult], verbose: bool = False, load: Load | None = None) -> list[str]:
     opts = evidence.options
     lines = [
         f"check-bot {evidence.spec.name} {evidence.spec.version}: {' '.join(opts.command)}",
@@ -23,6 +24,8 @@ def render_text(evidence: Evidence, results: Sequence[CheckResult], verbose: boo
         f"{1 if evidence.referee else 0} under the referee; decision limit {opts.decision_ms} ms, "
         f"start-up {opts.startup_ms} ms; {'sandboxed' if opts.sandbox else 'NOT sandboxed'}; {evidence.duration_s:.1f} s",
     ]
+    if load is not None and load.busy:
+        lines.append(f"  the machine was busy ({load.describe()}): timing verdicts are less sure")
     for result in results:
         lines.append(f"{MARKS[result.status]}  {result.name:<16} {result.summary}")
         shown = result.evidence if verbose or result.status in (Status.FAIL, Status.WARN) else ()
@@ -35,7 +38,7 @@ def render_text(evidence: Evidence, results: Sequence[CheckResult], verbose: boo
     return lines
 
 
-def to_json(evidence: Evidence, results: Sequence[CheckResult]) -> dict[str, JSON]:
+def to_json(evidence: Evidence, results: Sequence[CheckResult], load: Load | None = None) -> dict[str, JSON]:
     opts = evidence.options
     return {
         "game": evidence.spec.name,
@@ -49,6 +52,8 @@ def to_json(evidence: Evidence, results: Sequence[CheckResult]) -> dict[str, JSO
         "sandbox": bool(opts.sandbox),
         "duration_s": round(evidence.duration_s, 3),
         "passed": not failed(results),
+        "machine": None if load is None else {"busy": load.busy, "load_per_core": round(load.per_core, 2),
+                                              "spin_slowdown": round(load.slowdown, 2)},
         "checks": [
             {"name": r.name, "status": r.status.value, "passed": r.passed, "summary": r.summary, "evidence": list(r.evidence)}
             for r in results
@@ -56,5 +61,5 @@ def to_json(evidence: Evidence, results: Sequence[CheckResult]) -> dict[str, JSO
     }
 
 
-def render_json(evidence: Evidence, results: Sequence[CheckResult]) -> str:
-    return dumps_str(to_json(evidence, results))
+def render_json(evidence: Evidence, results: Sequence[CheckResult], load: Load | None = None) -> str:
+    return dumps_str(to_json(evidence, results, load))

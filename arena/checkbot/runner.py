@@ -26,7 +26,7 @@ from arena.errors import BotStartError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON
-from arena.protocol import ProtocolViolation, hello_message, parse_hello, shutdown_message
+from arena.protocol import NO_HELLO_HINT, ProtocolViolation, hello_message, parse_hello, shutdown_message
 from arena.rng import Rng, derive_seed
 from arena.sandbox.probe import decide
 from arena.textsafe import NAME_CHARS, clean
@@ -175,6 +175,8 @@ def handshake(session: BotSession, startup_ms: int, *, unknown_member: bool = Fa
     if result.problem is not None:
         tail = session.stderr_tail()
         result.problem += f"; stderr ends with: {' | '.join(tail[-3:])}" if tail else "; nothing on stderr"
+        if line.timeout:
+            result.problem += f"; {NO_HELLO_HINT}"
     return result
 
 

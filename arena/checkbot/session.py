@@ -108,18 +108,17 @@ class BotSession:
                  sandbox: bool = False, clock: Clock = time.monotonic) -> None:
         self.clock = clock
         self.launch = sandbox_launch(command, cwd, env or {}, sandbox)
-        if self.launch is not None:
-            argv, run_cwd, full_env = self.launch.argv, self.launch.cwd, dict(self.launch.env)
-            preexec: Callable[[], None] | None = self.launch.preexec
-        else:
-            argv, run_cwd, full_env, preexec = tuple(command), cwd, dict(os.environ), None
-            full_env.update(env or {})
+        full_env = dict(os.environ)
+        full_env.update(env or {})
         self.started_at = clock()
         try:
-            self.proc = subprocess.Popen(
-                list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=run_cwd, env=full_env, bufsize=0, close_fds=True, start_new_session=True, preexec_fn=preexec,
-            )
+            if self.launch is not None:
+                self.proc = self.launch.popen()
+            else:
+                self.proc = subprocess.Popen(
+                    list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    cwd=cwd, env=full_env, bufsize=0, close_fds=True, start_new_session=True,
+                )
         except OSError as exc:
             if self.launch is not None:
                 self.launch.finish()

@@ -2,13 +2,16 @@
 
 Every `ArenaError` becomes one line on stderr and exit status 2, never a traceback: the messages are
 written for the user to act on. What the system refuses (a full disk, a folder without permission)
-is one line naming the file, also status 2. Anything else is a bug in arena: one line, status 70,
+is one line naming the file, also status 2. A closed pipe on stdout (`arena ... | head`) ends it
+quietly with status 141, as a Unix tool killed by SIGPIPE. Anything else is a bug in arena: one line, status 70,
 and the traceback in a file to attach to a report (`ARENA_DEBUG=1` shows it instead).
 """
 
 from __future__ import annotations
 
 import os
+import select
+import signal
 import sys
 import tempfile
 import traceback
@@ -30,6 +33,8 @@ class ArenaGroup(click.Group):
             click.echo(f"arena: error: {exc}", err=True)
             sys.exit(2)
         except OSError as exc:
+            if isinstance(exc, BrokenPipeError) and stdout_closed():
+                closed_pipe()
             if os.environ.get("ARENA_DEBUG"):
                 raise
             where = f"{exc.filename}: " if exc.filename else ""
@@ -42,6 +47,31 @@ class ArenaGroup(click.Group):
                 raise
             click.echo(f"arena: internal error (a bug in arena): {type(exc).__name__}: {exc}{_saved()}", err=True)
             sys.exit(70)
+
+
+def stdout_closed() -> bool:
+    """Whether nobody reads our stdout any more (a pipe whose reading end is closed polls as an error)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def closed_pipe() -> None:
+    """The reader of our output went away (`arena ... | head`): stop quietly, as a Unix tool does.
+
+    Status 141 (128 + SIGPIPE) is what a shell reports for a tool killed by SIGPIPE; exiting with it,
+    rather than dying of the signal, lets the `finally` blocks and exit handlers run (bots closed).
+    stdout is pointed at /dev/null first so the interpreter's last flush cannot fail again.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(128 + signal.SIGPIPE)
 
 
 def _saved() -> str:
@@ -65,7 +95,7 @@ def _register_commands() -> None:
     # Each command lives in its own module; importing it attaches it to `main`.
     import importlib
 
-    for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "view", "check_bot", "replay"):
+    for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "view", "check_bot", "replay", "match", "serve"):
         try:
             importlib.import_module(f"arena.cli.{name}")
         except ModuleNotFoundError as exc:

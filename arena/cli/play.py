@@ -10,19 +10,21 @@ from typing import Any
 import click
 
 from arena.cli import main
-from arena.errors import BotError, GameOptionError
+from arena.errors import BotError, GameOptionError, ReplayError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str, loads
 from arena.referee.bot import BotProcess, BotSpec
-from arena.referee.clock import TimeControl
-from arena.referee.faults import Fault, FaultPolicy
-from arena.referee.limits import Limits
-from arena.referee.referee import GameResult, play_game
-from arena.referee.replay import iter_replay
+from arena.core.time_control import TimeControl
+from arena.core.faults import Fault, FaultPolicy
+from arena.core.limits import Limits
+from arena.referee.referee import play_game
+from arena.core.result import GameResult
+from arena.replay import iter_replay
+from arena.sandbox.launch import is_script
 from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import decide
 from arena.rng import derive_seed, random_seed
-from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
+from arena.textsafe import LINE_CHARS, clean, seat_label
 
 TC = TimeControl()  # the defaults, defined once in the referee
 LIM = Limits()
@@ -38,6 +40,24 @@ def parse_option(text: str) -> tuple[str, Any]:
     except ValueError:
         value = raw
     return name.strip(), value
+
+
+def entrant_names(commands: list[tuple[str, ...]]) -> list[str]:
+    """A name for each seat's bot, from its command: the script's file name (else the program's); the
+    path as written where two scripts share a file name; `#seat` after it where only the arguments
+    differ. The same command in two seats is the same bot: the same name."""
+    def script(argv: tuple[str, ...]) -> str:
+        return next((a for a in argv[1:] if is_script(a)), argv[0])
+
+    short = [os.path.basename(script(argv)) for argv in commands]
+    names = []
+    for argv, name in zip(commands, short):
+        other_files = {script(c) for c, n in zip(commands, short) if n == name and c != argv} - {script(argv)}
+        names.append(script(argv) if other_files else name)
+    for i, (argv, name) in enumerate(zip(commands, names)):
+        if any(n == name and c != argv for c, n in zip(commands, names)):
+            names[i] = f"{name}#{i}"
+    return names
 
 
 def parse_command(text: str, index: int) -> tuple[str, ...]:
@@ -116,13 +136,16 @@ def play_command(
     if path is None:
         fd, path = tempfile.mkstemp(prefix="arena-replay-", suffix=".jsonl")
         os.close(fd)
+    else:
+        own_file(path)  # made before the bots start, so that the sandbox can mask it from them
+    boxed = SandboxPolicy(enabled=sandboxed, hide=(os.path.abspath(path),), private=(os.path.abspath(path),))
     started: list[BotProcess] = []
     close_faults: list[Fault] = []
     finished = False
     try:
-        for i, argv in enumerate(commands):
+        for i, (argv, entrant) in enumerate(zip(commands, entrant_names(commands))):
             env = {"ARENA_SEED": str(derive_seed(seed, "bot", i))}
-            started.append(BotProcess.start(BotSpec(f"seat{i}", argv, env=env, sandbox=SandboxPolicy(enabled=sandboxed)), control, limits))
+            started.append(BotProcess.start(BotSpec(entrant, argv, env=env, sandbox=boxed), control, limits))
         result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy), replay_path=path)
         finished = True
     finally:
@@ -144,7 +167,21 @@ def play_command(
         out["replay_path"] = replay  # None: the temporary replay that fed the log is gone
         click.echo(dumps_str(out))
         return
-    _print_result(result, close_faults, replay)
+    _print_result(result, close_faults, replay, seat_labels(started))
+
+
+def seat_labels(bots: list[BotProcess]) -> list[str]:
+    """Each seat as the entrant's name, with the bot's own hello name and version beside it."""
+    return [seat_label(bot.spec.name, bot.name, bot.version) for bot in bots]
+
+
+def own_file(path: str) -> None:
+    """Create the output file `path` (the organiser's only, 0600) if it is missing: an output must exist
+    before the bots start for the sandbox to mask it where it lies in a bot's folder."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    except OSError as exc:
+        raise ReplayError(f"cannot write the replay {clean(path, 300)}: {exc.strerror or exc}") from exc
 
 
 def _close_all(bots: list[BotProcess], close_faults: list[Fault]) -> None:
@@ -170,8 +207,8 @@ def _render_log(path: str) -> list[str]:
         if kind == "header":
             lines.append(f"{record['game']} {record['game_version']}  seed {record['seed']}  options {dumps_str(record['options'])}")
             for seat in record["seats"]:
-                name, version = clean(seat["name"], NAME_CHARS), clean(seat["version"], NAME_CHARS)
-                lines.append(f"  seat {seat['seat']}: {name} {version}  ({clean(' '.join(seat['command']))})")
+                label = seat_label(seat["entrant"], seat["name"], seat["version"])
+                lines.append(f"  seat {seat['seat']}: {label}  ({clean(' '.join(seat['command']))})")
         elif kind == "decision":
             mark = {"bot": "", "recorded": "  (recorded)"}.get(record["source"], "  <- fallback")
             elapsed = record.get("elapsed_ms")
@@ -192,7 +229,7 @@ def _render_log(path: str) -> list[str]:
     return lines
 
 
-def _print_result(result: GameResult, close_faults: list[Fault], replay: str | None) -> None:
+def _print_result(result: GameResult, close_faults: list[Fault], replay: str | None, labels: list[str]) -> None:
     click.echo("")
     click.echo(f"result of {result.game} seed {result.seed} ({result.decisions} decisions, {result.duration_s:.3f} s):")
     order = sorted(range(len(result.players)), key=lambda s: (result.ranks[s], s))
@@ -201,7 +238,7 @@ def _print_result(result: GameResult, close_faults: list[Fault], replay: str | N
         tiebreak = ",".join(str(t) for t in result.tiebreaks[seat])
         note = "  (faulted)" if seat in faulty else ""
         click.echo(
-            f"  rank {result.ranks[seat]}  seat {seat}  {clean(result.players[seat], NAME_CHARS):<20} {result.points[seat]:>4} points"
+            f"  rank {result.ranks[seat]}  seat {seat}  {labels[seat]:<20} {result.points[seat]:>4} points"
             f"  tie-break {tiebreak}  game rank {result.game_ranks[seat]}{note}"
         )
     if result.faults:

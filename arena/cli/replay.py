@@ -8,14 +8,14 @@ import shlex
 import click
 
 from arena.cli import main
-from arena.cli.play import _close_all, _print_result, _render_log
+from arena.cli.play import _close_all, _print_result, _render_log, own_file, seat_labels
 from arena.errors import BranchError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str
 from arena.referee.branch import BranchPlan, Play, SeatChoice, plan_branch
-from arena.referee.clock import TimeControl
-from arena.referee.faults import Fault
-from arena.referee.limits import Limits
+from arena.core.time_control import TimeControl
+from arena.core.faults import Fault
+from arena.core.limits import Limits
 from arena.referee.referee import play_game
 from arena.referee.session import BotProcess
 from arena.sandbox.probe import decide
@@ -89,7 +89,8 @@ def replay_command(replay: str, from_step: int, seats: tuple[str, ...], output: 
     close_faults: list[Fault] = []
     limits = Limits()  # the defaults, as `arena play` without its limit options
     try:
-        for spec in plan.bot_specs(sandboxed):
+        own_file(out)  # before the bots start, so that the sandbox masks it
+        for spec in plan.bot_specs(sandboxed, hide=(out,)):
             started.append(BotProcess.start(spec, control, limits))
         result = play_game(get_game(header.game), started, seed=header.seed, options=header.options,
                            time_control=control, policy=header.policy, replay_path=out, game_id=header.game_id,
@@ -106,7 +107,7 @@ def replay_command(replay: str, from_step: int, seats: tuple[str, ...], output: 
     if not quiet:
         for line in _render_log(out):
             click.echo(line)
-    _print_result(result, close_faults, out)
+    _print_result(result, close_faults, out, seat_labels(started))
     original = plan.replay.result
     click.echo(f"original game: {list(original.points)} points, ranks {list(original.ranks)}")
 

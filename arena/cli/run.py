@@ -7,10 +7,11 @@ import sys
 import click
 
 from arena.cli import main
-from arena.cluster.spec import ClusterSpec
+from arena.tournament.config.cluster import ClusterSpec
 from arena.sandbox.probe import probe
-from arena.tournament import config as tconfig
-from arena.tournament import report, runner
+from arena.tournament.config import tournament as tconfig
+from arena.report import standings as report
+from arena.tournament.run import runner
 
 
 @main.command("run")
@@ -49,10 +50,12 @@ def run_command(
     plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
     if plain:  # said before anything runs: these bots run as you, with your files and network
         click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false in the config'})", err=True)
+    for warning in cfg.warnings:
+        click.echo(f"arena: WARNING: {warning}", err=True)
     where = cluster if cluster is not None else cfg.cluster
     executor = None
     if where is not None:
-        from arena.cluster.executor import DaskExecutor
+        from arena.tournament.run.dask_pool import DaskExecutor
 
         executor = DaskExecutor(ClusterSpec.parse(where))
     summary = runner.run(
@@ -103,7 +106,7 @@ def secret_command(store: str) -> None:
     deals again. Keep it from the bots (anyone who has it and the config can compute every deal)."""
     from pathlib import Path
 
-    from arena.tournament.store import Store
+    from arena.results.store import Store
 
     with Store.open_existing(Path(store)) as opened:
         click.echo(opened.secret())

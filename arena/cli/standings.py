@@ -7,11 +7,13 @@ from pathlib import Path
 import click
 
 from arena.cli import main
-from arena.tournament import report, statsreport
-from arena.tournament.collusion import detect
-from arena.tournament.seating import seat_report
-from arena.tournament.store import Store
-from arena.tournament.uncertainty import estimate
+from arena.report import standings as report
+from arena.report import statistics as statsreport
+from arena.stats.collusion import detect
+from arena.stats.seating import seat_report
+from arena.results.store import Store
+from arena.stats.uncertainty import estimate
+from arena.stats.standings import store_standings
 
 
 @main.command("standings")
@@ -36,9 +38,10 @@ def standings_command(
         raise click.UsageError("choose one of --json and --csv")
     with Store.open_existing(Path(db)) as store:
         info = store.info()
-        standings = store.standings()
+        standings = store_standings(store)
         bot_faults = store.bot_faults()
         games = store.counted_games()
+        versions = store.entrant_versions()
     names = list(info.entrants)
     index = {n: i for i, n in enumerate(names)}
     unc = estimate(games, len(names), [index[s.name] for s in standings], confidence=confidence, resamples=resamples,
@@ -53,6 +56,7 @@ def standings_command(
             "scheduled": info.total_games,
             "stop": info.stop.to_json() if info.stop is not None else None,
             "bot_faults": [{"entrant": e, "kind": k, "detail": d} for e, k, d in bot_faults],
+            "versions": {n: {"files": h, "hello": v} for n, h, v in versions},
             "uncertainty": statsreport.uncertainty_json(unc, names),
         }
         if seats is not None:
@@ -68,6 +72,8 @@ def standings_command(
         if info.stop is not None:
             click.echo(info.stop.line())
         click.echo(report.table(standings))
+        click.echo()
+        click.echo(statsreport.versions_text(versions))
         click.echo()
         click.echo(statsreport.intervals_text(standings, unc, names))
         if seats is not None:

@@ -6,9 +6,9 @@ import click
 
 from arena.cli import main
 from arena.sandbox.probe import probe
-from arena.tournament import config as tconfig
-from arena.tournament import schedule
-from arena.tournament.config_stop import describe
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.schedule import plan as schedule
+from arena.tournament.config.stop import describe
 
 
 @main.command("validate")
@@ -37,3 +37,5 @@ def validate_command(config: str) -> None:
     click.echo(f"sandboxed entrants: {', '.join(sandboxed) or 'none'}; unsandboxed: {', '.join(plain) or 'none'}")
     for line in probe().report():
         click.echo(f"  {line}")
+    for warning in cfg.warnings:
+        click.echo(f"arena: WARNING: {warning}", err=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from arena.errors import GameOptionError, IllegalAction, SeatCountError
-from arena.games.ranking import competition_ranks
+from arena.core.ranking import competition_ranks
 from arena.jsonvalue import JSON
 
 Seat = int

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from arena.errors import GameNotOver, IllegalAction
 from arena.games.base import Event, GameSpec, GameState, Seat
-from arena.games.ranking import competition_ranks, outcome_keys
+from arena.core.ranking import competition_ranks, outcome_keys
 from arena.jsonvalue import canonical, dumps
 from arena.rng import Rng
 

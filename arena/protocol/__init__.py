@@ -33,6 +33,10 @@ MAX_ID = 2**53 - 1  # ids are integers 0 <= id <= MAX_ID (JSON true and 3.0 are 
 MAX_INT = 2**53 - 1  # integers inside an action: -MAX_INT <= n <= MAX_INT
 MAX_ACTION_DEPTH = 16  # arrays and objects nest at most this deep in an action ([] is depth 1)
 MAX_ACTION_BYTES = 16_384  # an action's canonical encoding is at most this many bytes
+# Said beside "no hello within ... ms" of a bot still running: the first mistake of nearly every new bot.
+NO_HELLO_HINT = ("the likely cause: it is running but its hello never reached arena: flush stdout after every line "
+                 "(Python: print(..., flush=True); C: fflush(stdout); Java: System.out.flush(); "
+                 "Node: process.stdout.write), or it waits to read before it writes its hello")
 PREVIEW_CHARS = 120  # a bad value is shown in a fault detail cut to about this many characters
 
 

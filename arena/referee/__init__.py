@@ -1,8 +1,7 @@
-"""The referee: bot processes, clocks, faults, commitments, games, replays and their verification."""
+"""The referee: runs one game between bot processes (spawn, pipes, clocks, faults, commitments), writes
+its replay (`arena.replay`), and re-simulates a replay to verify it (`verify.py`)."""
 
-from arena.referee.bot import BotProcess, BotSpec, Limits
-from arena.referee.clock import TimeControl
-from arena.referee.faults import Fault, FaultKind, FaultPolicy
-from arena.referee.referee import GameResult, play_game
+from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.referee import play_game
 
-__all__ = ["BotProcess", "BotSpec", "Fault", "FaultKind", "FaultPolicy", "GameResult", "Limits", "TimeControl", "play_game"]
+__all__ = ["BotProcess", "BotSpec", "play_game"]

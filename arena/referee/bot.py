@@ -4,12 +4,11 @@
   kill and reap;
 - `arena.referee.pipe`: non-blocking framed stdout lines with a byte budget, the stderr tail, stdin;
 - `arena.referee.session`: the protocol session (handshake, request ids, explicit states, close);
-- `arena.referee.limits`: `Limits`, the only definition of the resource limits and their defaults.
+- `arena.core.limits`: `Limits`, the only definition of the resource limits and their defaults.
 """
 
 from __future__ import annotations
 
-from arena.referee.limits import Limits
 from arena.referee.pipe import ERR, IN, OUT, LineReader, StderrTail
 from arena.referee.process import describe_exit, group_alive, live_group_members, spawn
 from arena.referee.session import BotProcess, BotSpec, Classification, SessionState
@@ -22,7 +21,6 @@ __all__ = [
     "BotSpec",
     "Classification",
     "LineReader",
-    "Limits",
     "SessionState",
     "StderrTail",
     "describe_exit",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Mapping, Union
 
 from arena.errors import BranchError, ReplayError
-from arena.referee.replay import Replay, load_replay
+from arena.replay import Replay, load_replay
 from arena.referee.script import Script
 from arena.referee.session import BotSpec
 from arena.referee.verify import verify_replay
@@ -52,15 +52,17 @@ class BranchPlan:
     script: Script
     seats: tuple[SeatPlan, ...]
 
-    def bot_specs(self, sandboxed: bool) -> list[BotSpec]:
+    def bot_specs(self, sandboxed: bool, hide: tuple[str, ...] = ()) -> list[BotSpec]:
         """One bot per seat. Each gets ARENA_SEED derived from the game's seed and its seat, as under
         `arena play`, so a bot that seeds itself from it plays the original game's moves again.
-        The recorded-actions bot is arena's own code: it runs unsandboxed."""
+        The recorded-actions bot is arena's own code: it runs unsandboxed. The original replay and
+        `hide` (the branch's output) are masked from every sandboxed bot."""
+        hidden = tuple(os.path.abspath(p) for p in (self.source, *hide))
         seed = self.replay.header.seed
         specs = []
         for seat in self.seats:
             env = {"ARENA_SEED": str(derive_seed(seed, "bot", seat.seat))}
-            policy = SandboxPolicy(enabled=sandboxed and seat.play is not Play.RECORDED)
+            policy = SandboxPolicy(enabled=sandboxed and seat.play is not Play.RECORDED, hide=hidden, private=hidden)
             specs.append(BotSpec(seat.entrant, seat.command, seat.cwd, env, sandbox=policy))
         return specs
 

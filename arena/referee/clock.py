@@ -1,15 +1,9 @@
 """Time-control arithmetic, pure: no clock is read here, so the rules can be tested exactly.
 
-A decision may take at most `decision_ms`; with a bank (chess clock) it may also take no more than
-what is left in the bank, the time used is taken from the bank and `increment_ms` is added after each
-decision (Fischer increment). The handshake has its own allowance (`startup_ms`) so slow runtimes (JVM,
-node) are not punished for starting. A whole game may last at most `game_ms` of wall-clock time.
-
-Every allowance is a `Deadline`: measured from the moment its request was written (or the bot was
-spawned), and met by a line whose arrival time is at or before it. The referee's clock is injected (a
-`Clock` is any function returning seconds), so tests drive time exactly.
-
-These are the only time-control defaults: the tournament config and `arena play` take theirs from here.
+The allowances themselves are `arena.core.time_control.TimeControl`. Every allowance is a `Deadline`:
+measured from the moment its request was written (or the bot was spawned), and met by a line whose
+arrival time is at or before it. The referee's clock is injected (a `Clock` is any function returning
+seconds), so tests drive time exactly.
 """
 
 from __future__ import annotations
@@ -17,43 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from arena.core.time_control import TimeControl
 from arena.jsonvalue import JSON
 
 Clock = Callable[[], float]  # seconds, monotonic (time.monotonic in the real referee)
-
-DEFAULT_GAME_MS = 3_600_000  # one hour of wall-clock time per game
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    decision_ms: int = 1000
-    bank_ms: int | None = None
-    increment_ms: int = 0
-    startup_ms: int = 10_000
-    shutdown_ms: int = 1000  # grace between the shutdown message and SIGTERM, and SIGTERM and SIGKILL
-    game_ms: int | None = DEFAULT_GAME_MS  # wall-clock limit of a whole game; None: no limit
-
-    def __post_init__(self) -> None:
-        from arena.errors import ArenaError
-
-        if self.decision_ms <= 0:
-            raise ArenaError(f"decision_ms must be a positive number of milliseconds, got {self.decision_ms}")
-        if self.bank_ms is not None and self.bank_ms < 0:
-            raise ArenaError(f"bank_ms must be at least 0 (or unset for no bank), got {self.bank_ms}")
-        if self.increment_ms < 0:
-            raise ArenaError(f"increment_ms must be at least 0, got {self.increment_ms}")
-        if self.startup_ms <= 0 or self.shutdown_ms < 0:
-            raise ArenaError(f"startup_ms must be positive and shutdown_ms at least 0, got {self.startup_ms}, {self.shutdown_ms}")
-        if self.game_ms is not None and self.game_ms <= 0:
-            raise ArenaError(f"game_ms must be a positive number of milliseconds (or unset for no limit), got {self.game_ms}")
-
-    def to_json(self) -> dict[str, JSON]:
-        return {
-            "decision_ms": self.decision_ms,
-            "bank_ms": self.bank_ms,
-            "increment_ms": self.increment_ms,
-            "startup_ms": self.startup_ms,
-        }
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ import dataclasses
 from arena.jsonvalue import JSON, loads
 from arena.protocol import ProtocolViolation, parse_answer
 from arena.referee.clock import Clock, Deadline, SeatClock
-from arena.referee.faults import Fault, FaultKind
-from arena.referee.replay import ReplayWriter
+from arena.core.faults import Fault, FaultKind
+from arena.replay import ReplayWriter
 from arena.referee.session import Classification
 from arena.referee.transport import Arrival, ArrivalKind, BotHandle, Transport
 

@@ -15,7 +15,7 @@ import selectors
 import time
 from typing import IO, Any
 
-from arena.referee.limits import Limits
+from arena.core.limits import Limits
 from arena.textsafe import LINE_CHARS, clean_bytes
 
 READ_CHUNK = 65536

@@ -14,8 +14,8 @@ import time
 from typing import Callable, Mapping, Sequence
 
 from arena.errors import BotStartError
-from arena.referee.limits import Limits
-from arena.sandbox.launch import Launch
+from arena.core.limits import Limits
+from arena.sandbox.launch import Launch, missing_script
 
 
 def resource_limiter(limits: Limits) -> Callable[[], None] | None:
@@ -53,12 +53,15 @@ def spawn(
     """
     if not argv:
         raise BotStartError(f"bot {name!r}: empty command")
+    problem = missing_script(argv, cwd) if launch is None else None  # a launch has checked it
+    if problem is not None:
+        raise BotStartError(f"bot {name!r}: cannot start {' '.join(argv)!r}: {problem}")
     run_argv, run_cwd, preexec = list(argv), cwd, resource_limiter(limits)
     full_env = dict(os.environ)
     full_env.update(env)
-    if launch is not None:
-        run_argv, run_cwd, full_env, preexec = list(launch.argv), launch.cwd, dict(launch.env), launch.preexec
     try:
+        if launch is not None:
+            return launch.popen()
         return subprocess.Popen(
             run_argv,
             stdin=subprocess.PIPE,

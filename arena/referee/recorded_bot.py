@@ -16,8 +16,8 @@ from typing import BinaryIO
 
 from arena.jsonvalue import JSON, dumps_line, loads
 from arena.protocol import PROTOCOL_VERSION
-from arena.referee.replay import Decision, load_replay
-from arena.referee.replay.encoding import canonical_bytes
+from arena.replay import Decision, load_replay
+from arena.replay.encoding import canonical_bytes
 
 
 class Recorded:

@@ -31,11 +31,12 @@ from arena.games.base import GameSpec, GameState
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps_line
 from arena.protocol import PROTOCOL_VERSION, end_message, preview, request_message, start_message
-from arena.referee.clock import Clock, Deadline, SeatClock, TimeControl
+from arena.referee.clock import Clock, Deadline, SeatClock
+from arena.core.time_control import TimeControl
 from arena.referee.decisions import Judge, Seat
-from arena.referee.faults import FaultKind, FaultPolicy
-from arena.referee.replay import Header, ReplayWriter, SeatInfo
-from arena.referee.result import GameResult, apply_policy
+from arena.core.faults import FaultKind, FaultPolicy
+from arena.replay import Header, ReplayWriter, SeatInfo
+from arena.core.result import GameResult, apply_policy
 from arena.referee.script import Script
 from arena.referee.transport import BotHandle, SelectorTransport, Transport
 from arena.rng import derive_seed, opaque_game_id

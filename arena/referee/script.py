@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from arena.jsonvalue import JSON
-from arena.referee.replay import Branch, Decision, Replay
+from arena.replay import Branch, Decision, Replay
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,11 @@ from typing import Callable, Mapping
 from arena import __version__
 from arena.errors import BotStartError
 from arena.jsonvalue import dumps_line, loads
-from arena.protocol import ProtocolViolation, hello_message, parse_hello, shutdown_message
-from arena.referee.clock import Deadline, TimeControl
-from arena.referee.faults import Fault, FaultKind
-from arena.referee.limits import Limits
+from arena.protocol import NO_HELLO_HINT, ProtocolViolation, hello_message, parse_hello, shutdown_message
+from arena.referee.clock import Deadline
+from arena.core.time_control import TimeControl
+from arena.core.faults import Fault, FaultKind
+from arena.core.limits import Limits
 from arena.referee.pipe import Pipes
 from arena.referee.process import describe_exit, group_alive, killpg, live_group_members, reap, spawn, wait_group_gone
 from arena.sandbox.launch import Launch
@@ -125,7 +126,7 @@ class BotProcess:
                 if timeout <= 0:
                     raise BotStartError(
                         f"bot {self.name!r}: no hello within the start-up allowance of "
-                        f"{deadline.allowance_ms:.0f} ms{self._tail_hint()}"
+                        f"{deadline.allowance_ms:.0f} ms{self._tail_hint()}; {NO_HELLO_HINT}"
                     )
                 lines = pipes.pump(sel, timeout)
                 if lines:

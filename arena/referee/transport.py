@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from arena.referee.clock import Clock
-from arena.referee.limits import Limits
+from arena.core.limits import Limits
 from arena.referee.pipe import ERR, IN, OUT, Pipes
 from arena.referee.session import BotSpec, Classification
 

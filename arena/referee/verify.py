@@ -29,13 +29,13 @@ from arena.errors import ArenaError, IllegalAction, ReplayError
 from arena.games.base import GameSpec, GameState
 from arena.games.registry import get_game
 from arena.protocol import PROTOCOL_VERSION
-from arena.referee.clock import TimeControl
-from arena.referee.faults import FaultKind
+from arena.core.time_control import TimeControl
+from arena.core.faults import FaultKind
 from arena.referee.referee import apply_policy
-from arena.referee.replay.encoding import JSON, canonical_bytes, check_commitment
-from arena.referee.replay.reader import Replay, load_replay
+from arena.replay.encoding import JSON, canonical_bytes, check_commitment
+from arena.replay.reader import Replay, load_replay
+from arena.replay.records import FATAL_FAULTS, RESPONSE_FAULTS, Commit, Decision, Events, FaultRecord, Source, short
 from arena.referee.verify_clock import check_clock
-from arena.referee.replay.records import FATAL_FAULTS, RESPONSE_FAULTS, Commit, Decision, Events, FaultRecord, Source, short
 from arena.textsafe import clean
 
 T = TypeVar("T")

@@ -8,9 +8,9 @@ plays the original's actions. Each problem is a `ReplayMismatch` naming the bran
 from __future__ import annotations
 
 from arena.jsonvalue import JSON
-from arena.referee.replay.encoding import canonical_bytes
-from arena.referee.replay.reader import Replay
-from arena.referee.replay.records import Decision, short
+from arena.replay.encoding import canonical_bytes
+from arena.replay.reader import Replay
+from arena.replay.records import Decision, short
 from arena.referee.verify import ReplayMismatch, verify_replay
 
 

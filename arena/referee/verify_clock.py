@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from arena.referee.clock import SeatClock, TimeControl
-from arena.referee.faults import FaultKind
-from arena.referee.replay.reader import Replay
-from arena.referee.replay.records import Decision, Source
+from arena.core.time_control import TimeControl
+from arena.referee.clock import SeatClock
+from arena.core.faults import FaultKind
+from arena.replay.reader import Replay
+from arena.replay.records import Decision, Source
 
 TOLERANCE_MS = 0.5  # recorded times are rounded to the microsecond; the bank adds those roundings up
 

@@ -1,10 +1,11 @@
 """The bubblewrap command line that runs one bot command inside its sandbox.
 
 The filesystem the bot sees is built from nothing: the system's runtimes read-only (/usr and the
-/bin, /lib* links, the few /etc files the dynamic loader and the runtimes read), the prefix of an
-interpreter living elsewhere (a pyenv or venv Python, a JDK under /opt), the bot's own folder, a
-private scratch folder at /scratch (also /tmp and $HOME), a /proc of its own PID namespace and a
-minimal /dev. Nothing else exists in it: not the other bots, the replays, the store or any home.
+/bin, /lib* links, the few /etc files the dynamic loader and the runtimes read), the installation of
+an interpreter living elsewhere (a pyenv or venv Python, a JDK under /opt) and the bot's own folders
+as `view.plan` decides, arena's outputs masked in them, a private scratch folder at /scratch (also
+/tmp and $HOME), a /proc of its own PID namespace and a minimal /dev. Nothing else exists in it: not
+the other bots, the replays, the store or any home.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from arena.sandbox.policy import SCRATCH_PATH, SandboxPolicy, Scratch
+from arena.sandbox.view import SYSTEM_DIRS, View, plan
 
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = (
     "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
     "/etc/nsswitch.conf", "/etc/perl", "/etc/ssl/openssl.cnf", "/etc/java-*", "/etc/node*",
@@ -33,15 +34,14 @@ NAMESPACES = (
 
 @dataclass(frozen=True)
 class Command:
-    """What to run: bwrap's argv, the environment to start it with, and the bot's folders (host paths)."""
+    """What to run: bwrap's options (sent through `--args FD`), bwrap itself, the command it runs in
+    the sandbox, the environment to start it with, and the bot's folders (host paths)."""
 
-    argv: tuple[str, ...]
+    options: tuple[str, ...]
+    bwrap: tuple[str, ...]
+    inner: tuple[str, ...]
     env: Mapping[str, str]
     folders: tuple[str, ...]
-
-
-def _is_system(path: str) -> bool:
-    return any(path == d or path.startswith(d + "/") for d in SYSTEM_DIRS + ("/etc",))
 
 
 @functools.lru_cache(maxsize=64)
@@ -65,71 +65,29 @@ def unshim(program: str, path_env: str) -> str:
     return real if done.returncode == 0 and os.path.isfile(real) else program
 
 
-def runtime_prefixes(program: str, path_env: str) -> list[str]:
-    """Folders to show read-only so that `program` (an interpreter outside /usr) runs.
-
-    A program in a `bin` folder is an installed runtime: its prefix (the folder above `bin`) is shown,
-    for both the path as written (a venv) and its real path (the Python the venv points at).
-    A program elsewhere is the bot's own binary: the bot-folder rule shows its folder.
-    """
-    found = shutil.which(program, path=path_env) if "/" not in program else os.path.abspath(program)
-    if found is None:
-        return []
-    prefixes = []
-    for exe in (os.path.abspath(found), os.path.realpath(found)):
-        folder = os.path.dirname(exe)
-        if os.path.basename(folder) == "bin" and not _is_system(exe):
-            prefixes.append(os.path.dirname(folder))
-    return list(dict.fromkeys(prefixes))
-
-
-def bot_folders(command: tuple[str, ...], cwd: str | None, show_cwd: bool = True) -> tuple[list[str], list[str]]:
-    """The bot's folders and its argv with existing relative paths made absolute.
-
-    The folders are: `cwd` when given, and the folder of every argument naming an existing file
-    (the script or binary), except installed runtimes (see `runtime_prefixes`).
-    """
-    base = cwd or os.getcwd()
-    folders = [os.path.abspath(cwd)] if cwd and show_cwd else []
-    argv = []
-    for index, arg in enumerate(command):
-        candidate = os.path.join(base, arg)
-        if arg and not arg.startswith("-") and os.path.isfile(candidate):
-            absolute = os.path.abspath(candidate)
-            folder = os.path.dirname(absolute)
-            runtime = index == 0 and os.path.basename(folder) == "bin"
-            if not runtime and not _is_system(absolute):
-                folders.append(folder)
-            argv.append(absolute if ("/" in arg or index > 0) else arg)
-        else:
-            argv.append(arg)
-    return list(dict.fromkeys(folders)), argv
-
-
-def _hide(paths: tuple[str, ...], folders: list[str]) -> list[str]:
-    """Mounts that mask `paths` lying inside a shown folder: an empty read-only folder, or /dev/null."""
+def _hide(paths: tuple[str, ...]) -> list[str]:
+    """Mounts that mask each path: an empty read-only folder, or /dev/null over a file."""
     args: list[str] = []
     for path in paths:
-        path = os.path.abspath(path)
-        if not any(path.startswith(folder + "/") for folder in folders):
-            continue
         if os.path.isdir(path):
             args += ["--perms", "0500", "--size", "4096", "--tmpfs", path, "--remount-ro", path]
-        elif os.path.exists(path):
+        else:
             args += ["--ro-bind", "/dev/null", path]
     return args
 
 
 def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[str, str], policy: SandboxPolicy,
-          prefix: tuple[str, ...] = ()) -> Command:
-    """bwrap's argv for `command`, run in `cwd` (or its own folder) with `env` added to a clean one.
+          prefix: tuple[str, ...] = (), name: str = "bot") -> Command:
+    """bwrap's options and command for `command`, run in `cwd` (or its own folder) with `env` added to a
+    clean one. The options go to bwrap through `--args FD` (see launch.py), so that no list of host
+    paths is in any argv a bot can read (/proc/1/cmdline is bwrap's).
 
     `prefix` (e.g. `prlimit --nproc=N --`) runs inside the sandbox in front of the command.
     """
     path_env = env.get("PATH") or os.environ.get("PATH") or DEFAULT_PATH
     command = (unshim(command[0], path_env), *command[1:])
-    folders, argv = bot_folders(command, cwd, policy.show_cwd)
-    args: list[str] = [bwrap, *NAMESPACES]
+    view: View = plan(command, cwd, path_env, policy, name)
+    args: list[str] = [*NAMESPACES]
     for folder in SYSTEM_DIRS:
         if os.path.islink(folder):
             args += ["--symlink", os.readlink(folder), folder]
@@ -138,27 +96,26 @@ def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[st
     for pattern in ETC_FILES:
         for path in sorted(glob.glob(pattern)):
             args += ["--ro-bind", path, path]
-    shown = list(dict.fromkeys(runtime_prefixes(command[0], path_env) + list(policy.extra_ro)))
-    for folder in shown:
-        if os.path.exists(folder):
-            args += ["--ro-bind", folder, folder]
+    for folder in view.runtimes:
+        args += ["--ro-bind", folder, folder]
     mode = "--bind" if policy.writable_folder else "--ro-bind"
-    for folder in folders:
+    for folder in view.folders:
         args += [mode, folder, folder]
-    args += _hide(policy.hide, folders)
+    args += _hide(view.masks)
     if policy.scratch is Scratch.KEEP and policy.keep_dir:
         os.makedirs(policy.keep_dir, mode=0o700, exist_ok=True)
         args += ["--bind", policy.keep_dir, SCRATCH_PATH]
     else:
         args += ["--size", str(policy.scratch_mb * 1024 * 1024), "--perms", "0700", "--tmpfs", SCRATCH_PATH]
-    if not any(f == "/tmp" or f.startswith("/tmp/") for f in folders + shown):
+    shown = list(view.folders + view.runtimes)
+    if not any(f == "/tmp" or f.startswith("/tmp/") for f in shown):
         args += ["--symlink", SCRATCH_PATH, "/tmp"]  # else /tmp holds the bot's folder or runtime, read-only
     # The root and /dev are bwrap's own tmpfs: read-only, or they would be unbounded scratch space.
     args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--remount-ro", "/"]
-    workdir = os.path.abspath(cwd) if cwd and policy.show_cwd else (folders[0] if folders else SCRATCH_PATH)
-    args += ["--chdir", workdir, "--", *prefix, *argv]
+    workdir = os.path.abspath(cwd) if cwd and policy.show_cwd else (view.folders[0] if view.folders else SCRATCH_PATH)
+    args += ["--chdir", workdir]
     clean = {
-        "PATH": path_env,
+        "PATH": view.path,
         "LANG": os.environ.get("LANG", "C.UTF-8"),
         "HOME": SCRATCH_PATH,
         "TMPDIR": SCRATCH_PATH,
@@ -166,4 +123,5 @@ def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[st
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     clean.update(env)
-    return Command(tuple(args), clean, tuple(folders))
+    clean["PATH"] = view.path  # only folders the bot can see: the organiser's other paths do not leak
+    return Command(tuple(args), (bwrap,), (*prefix, *view.argv), clean, view.folders)

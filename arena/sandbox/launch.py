@@ -1,7 +1,13 @@
 """One sandboxed start of a bot: the command to spawn, and after it ends, which limit (if any) ended it.
 
-The referee's process start calls `Launch.prepare` and spawns `argv` with `env` and `preexec`
-(instead of the bot's own command); `finish` kills whatever is left and removes the bot's cgroups.
+The referee's process start (and check-bot's) calls `Launch.prepare` and then `Launch.popen` instead
+of starting the bot's own command; `finish` kills whatever is left and removes the bot's cgroups.
+
+Three file descriptors go to bwrap: its options (`--args FD`, so that /proc/1/cmdline in the
+sandbox, which is bwrap's, lists no host paths), the seccomp filter (`--seccomp FD`), and the write
+end of the bot's stdout pipe. bwrap's own stdout is /dev/null: bwrap's processes close every inherited
+descriptor above 2, and bash in front of the bot moves the pipe to the bot's fd 1, so when the bot
+closes its stdout (or dies) no other process holds the pipe and the referee reads end-of-file at once.
 """
 
 from __future__ import annotations
@@ -9,14 +15,37 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-from dataclasses import dataclass
+import subprocess
+from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from arena.errors import BotStartError
-from arena.sandbox import bwrap
+from arena.sandbox import bwrap, seccomp
 from arena.sandbox.limits import BotLimits
 from arena.sandbox.policy import SCRATCH_PATH, SandboxPolicy
 from arena.sandbox.probe import probe
+
+# Arguments that name a script the bot's interpreter will open: checked before the start, so that a
+# mistyped path is reported as the host path the user wrote, not as the sandbox sees it.
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".jar", ".php", ".sh")
+
+
+def is_script(arg: str) -> bool:
+    return not arg.startswith("-") and arg.lower().endswith(SCRIPT_SUFFIXES)
+
+
+def missing_script(command: Sequence[str], cwd: str | None) -> str | None:
+    """What is wrong when an argument of `command` names a script file that is not there (None if all
+    are): the path as written and the host path it was looked for at."""
+    base = os.path.abspath(cwd or os.getcwd())
+    for arg in command[1:]:
+        if is_script(arg):
+            host = os.path.normpath(os.path.join(base, arg))
+            if not os.path.isfile(host):
+                where = "" if os.path.isabs(arg) else f" (the path {arg!r} is read from the folder {base})"
+                return f"no file {host}{where}: check the script's path"
+    return None
+
 
 # Words a runtime prints when an rlimit refused it something (no cgroup to count it for us).
 _STDERR_HINTS = (
@@ -26,12 +55,20 @@ _STDERR_HINTS = (
 )
 
 
+def _shim(fd: int) -> tuple[str, ...]:
+    """Run inside the sandbox in front of the bot: make the pipe at `fd` its stdout, then exec it.
+    bash, not sh: dash redirects only descriptors 0 to 9 (bash is essential on Debian)."""
+    return ("/bin/bash", "--noprofile", "--norc", "-c", f'exec 1>&{fd} {fd}>&- || exit 126; exec "$@"', "bash")
+
+
 @dataclass
 class Launch:
     argv: tuple[str, ...]
     env: Mapping[str, str]
     cwd: str | None
     limits: BotLimits
+    fds: list[int] = field(default_factory=list)  # passed to bwrap: options, seccomp filter, stdout's write end
+    stdout_fd: int | None = None  # the read end of the bot's stdout pipe, for the referee
 
     @classmethod
     def prepare(cls, name: str, command: Sequence[str], cwd: str | None, env: Mapping[str, str], policy: SandboxPolicy,
@@ -45,13 +82,56 @@ class Launch:
         if not (os.path.isfile(os.path.join(cwd or ".", program)) if "/" in program else shutil.which(program, path=path_env)):
             raise BotStartError(f"bot {name!r}: cannot start {' '.join(command)!r}: {program!r} not found "
                                 "(check the path, or give the interpreter, e.g. 'python3 bot.py')")
+        problem = missing_script(command, cwd)
+        if problem is not None:
+            raise BotStartError(f"bot {name!r}: cannot start {' '.join(command)!r}: {problem}")
         limits = BotLimits.make(policy, cpu_seconds, memory_mb, support.cgroups, support.root)
+        launch = cls((), {}, None, limits)
         try:
-            cmd = bwrap.build(support.bwrap, tuple(command), cwd, env, policy, limits.inner_prefix())
+            cmd = bwrap.build(support.bwrap, tuple(command), cwd, env, policy, limits.inner_prefix(), name)
+            extra: tuple[str, ...] = ()
+            if policy.refuse_locks:
+                filter_fd = seccomp.filter_fd()
+                launch.fds.append(filter_fd)
+                extra = ("--seccomp", str(filter_fd))
+            options = os.memfd_create("arena-bwrap-args", 0)  # inherited by bwrap, read from offset 0
+            launch.fds.append(options)
+            os.write(options, b"".join(arg.encode() + b"\0" for arg in (*cmd.options, *extra)))
+            os.lseek(options, 0, os.SEEK_SET)
+            launch.stdout_fd, write_end = os.pipe2(os.O_CLOEXEC)
+            os.set_inheritable(write_end, True)
+            launch.fds.append(write_end)
         except BaseException:
-            limits.cleanup()
+            launch.finish()
             raise
-        return cls(cmd.argv, cmd.env, None, limits)
+        launch.argv = (*cmd.bwrap, "--args", str(options), "--", *_shim(write_end), *cmd.inner)
+        launch.env = cmd.env
+        return launch
+
+    def popen(self) -> "subprocess.Popen[bytes]":
+        """Start bwrap; the Popen's `stdout` is the bot's stdout (see the module's docstring)."""
+        try:
+            proc = subprocess.Popen(
+                list(self.argv), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                env=dict(self.env), bufsize=0, close_fds=True, pass_fds=tuple(self.fds), start_new_session=True,
+                preexec_fn=self.preexec,
+            )
+        except BaseException:
+            self.finish()
+            raise
+        self._close_fds()
+        assert self.stdout_fd is not None
+        proc.stdout = os.fdopen(self.stdout_fd, "rb", buffering=0)
+        self.stdout_fd = None
+        return proc
+
+    def _close_fds(self) -> None:
+        for fd in self.fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.fds.clear()
 
     @property
     def preexec(self) -> Callable[[], None]:
@@ -99,5 +179,9 @@ class Launch:
         return None
 
     def finish(self) -> None:
+        self._close_fds()
+        if self.stdout_fd is not None:
+            os.close(self.stdout_fd)
+            self.stdout_fd = None
         self.limits.kill_all()
         self.limits.cleanup()

@@ -6,6 +6,9 @@ Which mechanism holds what (see also `Support.report`):
   processes); it binds only a non-root user (the kernel exempts real uid 0, which a user namespace keeps);
 - memory: cgroup memory limit (all the bot's processes together, resident memory) when writable;
   else RLIMIT_AS per process (address space, so a JVM needs a generous figure);
+- CPU share: a cpu cgroup per bot (v2 cpu.max + cpu.weight, v1 cfs quota + shares) holding all its
+  processes, whatever their sessions, to `policy.cpus` CPUs and an equal weight; none where no cpu
+  controller is writable (`Support.report` says so);
 - CPU time, file size, open files: RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_NOFILE, set in the child before
   bwrap starts and inherited by everything in the sandbox. Core dumps are off (RLIMIT_CORE 0).
 """
@@ -70,6 +73,17 @@ def sweep(parent: str) -> int:
     return removed
 
 
+CPU_PERIOD_US = 100_000
+
+
+def cpu_values(cpus: float, version: int) -> dict[str, str]:
+    """A cpu cgroup's settings for `cpus` CPUs: the quota first (it must hold), then an equal weight."""
+    quota = max(1000, int(cpus * CPU_PERIOD_US))
+    if version == 2:
+        return {"cpu.max": f"{quota} {CPU_PERIOD_US}", "cpu.weight": "100"}
+    return {"cpu.cfs_quota_us": str(quota), "cpu.cfs_period_us": str(CPU_PERIOD_US), "cpu.shares": "1024"}
+
+
 @dataclass
 class BotLimits:
     """The limits of one bot start: a preexec function for the child, then inspection and cleanup."""
@@ -80,6 +94,7 @@ class BotLimits:
     version: int = 0
     pids_dir: str | None = None
     memory_dir: str | None = None
+    cpu_dir: str | None = None
     settings: list[tuple[int, tuple[int, int]]] = field(default_factory=list)
     nproc_inside: int | None = None  # RLIMIT_NPROC to set inside the sandbox (no pids cgroup, not root)
 
@@ -95,6 +110,8 @@ class BotLimits:
                 size = str(memory_mb * MB)
                 values = {"memory.max": size, "memory.swap.max": "0"} if cgroups.version == 2 else {"memory.limit_in_bytes": size}
                 lim.memory_dir = lim._make(cgroups.memory, name, values)
+            if cgroups.cpu and policy.cpus is not None:
+                lim.cpu_dir = lim._make(cgroups.cpu, name, cpu_values(policy.cpus, cgroups.version))
         settings = [
             (resource.RLIMIT_CORE, (0, 0)),
             (resource.RLIMIT_FSIZE, (policy.file_size_mb * MB, policy.file_size_mb * MB)),
@@ -132,7 +149,7 @@ class BotLimits:
 
     def preexec(self) -> Callable[[], None]:
         """Run in the child between fork and exec: join the cgroups, set the rlimits."""
-        procs = [os.path.join(d, "cgroup.procs") for d in (self.pids_dir, self.memory_dir) if d]
+        procs = [os.path.join(d, "cgroup.procs") for d in (self.pids_dir, self.memory_dir, self.cpu_dir) if d]
         settings = list(self.settings)
         setrlimit, getpid = resource.setrlimit, os.getpid
 
@@ -159,7 +176,7 @@ class BotLimits:
 
     def kill_all(self) -> None:
         """SIGKILL whatever is left in the bot's cgroups (the PID namespace normally took them already)."""
-        for folder in (self.pids_dir, self.memory_dir):
+        for folder in (self.pids_dir, self.memory_dir, self.cpu_dir):
             if folder is None:
                 continue
             if self.version == 2 and _write(os.path.join(folder, "cgroup.kill"), "1"):
@@ -178,7 +195,7 @@ class BotLimits:
     def cleanup(self, timeout: float = 2.0) -> None:
         """Remove the bot's cgroups once they are empty (killing any straggler first)."""
         deadline = time.monotonic() + timeout
-        for attr in ("pids_dir", "memory_dir"):
+        for attr in ("pids_dir", "memory_dir", "cpu_dir"):
             folder = getattr(self, attr)
             while folder is not None:
                 try:

@@ -34,9 +34,13 @@ class SandboxPolicy:
     file_size_mb: int = 64  # largest file it may write (RLIMIT_FSIZE)
     open_files: int = 256  # RLIMIT_NOFILE
     extra_ro: tuple[str, ...] = ()  # more host paths shown read-only (e.g. a runtime under /opt)
+    cpus: float | None = 1.0  # CPU share of all the bot's processes together, in CPUs (None: unbounded)
+    shared_folder: bool = False  # this entrant may share its folder with other entrants that say so too
     # Set by whoever starts the bot, not read from YAML:
     show_cwd: bool = True  # False: cwd is a shared root (no entrant `cwd:`), show only the bot's own files' folders
-    hide: tuple[str, ...] = ()  # arena's outputs (store, replays): masked even inside a shown folder
+    hide: tuple[str, ...] = ()  # arena's outputs (store, replays, config...): masked even inside a shown folder
+    refuse_locks: bool = True  # the seccomp filter (arena.sandbox.seccomp); off only to show what it stops
+    private: tuple[str, ...] = ()  # never shown as a runtime: the tournament's root, other entrants' folders
 
     def __post_init__(self) -> None:
         for name in ("scratch_mb", "processes", "file_size_mb", "open_files"):
@@ -45,6 +49,9 @@ class SandboxPolicy:
                 raise ConfigError(f"sandbox.{name} must be a positive whole number, got {value!r}")
         if self.open_files < 16:
             raise ConfigError(f"sandbox.open_files must be at least 16, got {self.open_files}")
+        if self.cpus is not None and (isinstance(self.cpus, bool) or not isinstance(self.cpus, (int, float))
+                                      or not 0.01 <= self.cpus <= 1024):
+            raise ConfigError(f"sandbox.cpus must be a number of CPUs from 0.01 (or null: unbounded), got {self.cpus!r}")
         if self.processes < 4:
             raise ConfigError(f"sandbox.processes must be at least 4 (an interpreter needs a few), got {self.processes}")
 
@@ -53,9 +60,11 @@ class SandboxPolicy:
             return "off"
         scratch = f"{self.scratch_mb} MB fresh tmpfs" if self.scratch is Scratch.FRESH else "kept folder"
         folder = "read-write" if self.writable_folder else "read-only"
+        cpu = "unbounded CPU" if self.cpus is None else f"{self.cpus:g} CPU for all its processes"
         return (
             f"on: no network, own PID namespace, bot folder {folder}, scratch {SCRATCH_PATH} ({scratch}), "
-            f"{self.processes} processes, files up to {self.file_size_mb} MB, {self.open_files} open files"
+            f"{self.processes} processes, {cpu}, files up to {self.file_size_mb} MB, {self.open_files} open files, "
+            "no file locks"
         )
 
 
@@ -68,6 +77,8 @@ POLICY_KEYS: dict[str, type] = {  # what `sandbox:` in a config may set, and the
     "file_size_mb": int,
     "open_files": int,
     "extra_ro": tuple,
+    "cpus": float,
+    "shared_folder": bool,
 }
 
 
@@ -96,6 +107,8 @@ def policy_from_mapping(data: object, where: str, base: SandboxPolicy = SandboxP
             if not isinstance(value, list) or not all(isinstance(v, str) and v.startswith("/") for v in value):
                 raise ConfigError(f"{where}.{key}: expected a list of absolute paths")
             values[key] = tuple(value)
+        elif kind is float:
+            values[key] = value  # checked by SandboxPolicy (a number, or null for unbounded)
         elif kind is bool:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}.{key}: expected true or false, got {value!r}")

@@ -13,17 +13,19 @@ import subprocess
 from dataclasses import dataclass
 
 from arena.errors import ConfigError
+from arena.sandbox import seccomp
 
 CGROUP_ROOT = "/sys/fs/cgroup"
 
 
 @dataclass(frozen=True)
 class Cgroups:
-    """Writable cgroup folders (our own cgroup in each hierarchy) for the pids and memory controllers."""
+    """Writable cgroup folders (our own cgroup in each hierarchy) for the pids, memory and cpu controllers."""
 
     version: int  # 2 (unified) or 1 (one hierarchy per controller)
     pids: str | None  # parent folder in which a per-bot cgroup with pids.max can be made
     memory: str | None  # same for memory.max (v2) / memory.limit_in_bytes (v1)
+    cpu: str | None = None  # same for cpu.max and cpu.weight (v2) / cpu.cfs_quota_us and cpu.shares (v1)
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,9 @@ class Support:
         if pids is None:
             pids = "not limited (running as root: RLIMIT_NPROC does not bind root)" if self.root else "RLIMIT_NPROC (counted per user)"
         memory = f"cgroup v{cg.version} memory (all the bot's processes together)" if cg and cg.memory else "RLIMIT_AS per process"
+        cpu = (f"cgroup v{cg.version} cpu: one bounded share for all the bot's processes, whatever their sessions"
+               if cg and cg.cpu else "NOT bounded (no writable cgroup cpu controller here): a bot's processes share "
+               "the CPU with everyone's, so a bot that spins many processes can slow the others")
         return [
             f"sandbox: bubblewrap {self.bwrap} with user, PID, network, IPC and UTS namespaces",
             "network: none (empty network namespace)",
@@ -55,6 +60,8 @@ class Support:
             f"limit processes: {pids}",
             f"limit memory: {memory}",
             "limit cpu time: RLIMIT_CPU per process",
+            f"cpu share: {cpu}",
+            f"file locks, leases and watches: refused (seccomp){'' if seccomp.unavailable() is None else ' - NOT AVAILABLE: ' + str(seccomp.unavailable())}",
             "limit file size / open files: RLIMIT_FSIZE / RLIMIT_NOFILE; scratch: tmpfs size",
         ]
 
@@ -113,9 +120,9 @@ def _own_cgroup(controller: str, version: int) -> str | None:
 
 def probe_cgroups() -> Cgroups | None:
     for version in (2, 1):
-        pids, memory = _own_cgroup("pids", version), _own_cgroup("memory", version)
-        if pids or memory:
-            return Cgroups(version, pids, memory)
+        pids, memory, cpu = _own_cgroup("pids", version), _own_cgroup("memory", version), _own_cgroup("cpu", version)
+        if pids or memory or cpu:
+            return Cgroups(version, pids, memory, cpu)
     return None
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from arena.errors import ReplayError
 from arena.jsonvalue import JSON
-from arena.referee.faults import Fault
-from arena.referee.replay import Decision
+from arena.core.faults import Fault
+from arena.replay import Decision
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.web.replay_source import GameRecord, Step
 
@@ -72,8 +72,9 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         "version": VIEWER_DATA_VERSION,
         "game": record.game,
         "game_id": clean(record.game_id, NAME_CHARS),
-        "seed": record.seed if perspective.seat is None else None,  # the seed is every hand: organiser only
-        "players": [clean(p, NAME_CHARS) for p in record.players],
+        "seed": str(record.seed) if perspective.seat is None else None,  # the seed is every hand: organiser only;
+        # a string: JavaScript numbers lose a 64-bit seed's last digits
+        "players": list(record.players),
         "time_control": record.time_control,
         "perspective": perspective.seat,
         "shown": shown,

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from arena.errors import ReplayError
 from arena.games.base import GameState
 from arena.jsonvalue import JSON, dumps, loads
-from arena.referee.faults import Fault
-from arena.referee.replay import Decision, Replay, load_replay
+from arena.core.faults import Fault
+from arena.replay import Decision, Replay, load_replay
 from arena.referee.verify import SimStep, resimulate
 
 
@@ -53,8 +53,8 @@ class GameRecord:
 
     @property
     def players(self) -> tuple[str, ...]:
-        """As each bot introduced itself (bot-controlled: clean before showing)."""
-        return tuple(seat.name for seat in self.replay.header.seats)
+        """Each seat as the entrant's name with the bot's own name and version beside it (cleaned)."""
+        return tuple(seat.label for seat in self.replay.header.seats)
 
     @property
     def time_control(self) -> dict[str, JSON]:

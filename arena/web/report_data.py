@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from arena.jsonvalue import JSON
-from arena.tournament.ratings import RatedGame, RatingBook, RatingModel
-from arena.tournament.store import StoredGame
+from arena.stats.ratings import RatedGame, RatingBook, RatingModel
+from arena.results.store import StoredGame
 
 HISTORY_POINTS = 500  # samples per entrant in the rating plot: enough for the eye, small for 100,000 games
 

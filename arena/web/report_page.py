@@ -17,15 +17,16 @@ from typing import Sequence
 from arena.errors import ArenaError, ReportError
 from arena.jsonvalue import JSON
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
-from arena.tournament.ratings import Standing
-from arena.tournament.seating import SeatReport, seat_report
-from arena.tournament.store import Store, StoredGame
-from arena.tournament.uncertainty import Uncertainty, estimate
+from arena.stats.ratings import Standing
+from arena.stats.seating import SeatReport, seat_report
+from arena.results.store import Store, StoredGame
+from arena.stats.uncertainty import Uncertainty, estimate
 from arena.web import page
 from arena.web.report_data import BySeat, HeadToHead, by_seat, game_faults, head_to_head, rating_history
 from arena.web.report_svg import rating_plot
 from arena.web.report_tables import by_seat_table, faults_section, head_to_head_table, neighbours_table, standings_table
 from arena.web.viewer import write_viewer
+from arena.stats.standings import store_standings
 
 REPLAY_DIR = "replays"
 
@@ -135,7 +136,7 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         info = store.info()
         raw_names = list(store.entrant_names())
         names = [clean(n, NAME_CHARS) for n in raw_names]
-        standings = store.standings()
+        standings = store_standings(store)
         games = store.counted_games()  # the games the standings count (all, unless the stop rule ended the run)
         bot_faults = [(clean(e, NAME_CHARS), clean(k, NAME_CHARS), clean(d)) for e, k, d in store.bot_faults()]
     try:

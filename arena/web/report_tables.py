@@ -7,10 +7,11 @@ from typing import Sequence
 
 from arena.jsonvalue import JSON
 from arena.textsafe import LINE_CHARS, clean
-from arena.tournament import report as text_report
-from arena.tournament.ratings import Standing
-from arena.tournament.seating import SeatReport
-from arena.tournament.uncertainty import EntrantUncertainty, Uncertainty
+from arena.report import standings as text_report
+from arena.report.statistics import p_text
+from arena.stats.ratings import Standing
+from arena.stats.seating import SeatReport
+from arena.stats.uncertainty import EntrantUncertainty, Uncertainty
 from arena.web.report_data import BySeat, HeadToHead
 
 # Optional fields a Standing may carry (uncertainty from a stop rule, for example) get a column each,
@@ -54,7 +55,7 @@ def standings_table(standings: Sequence[Standing], unc: Uncertainty | None = Non
             else:
                 out.append(f'<td data-col="{c}">{_cell(v)}</td>')
         if unc is not None:
-            out.append(_interval_cells(by_name.get(s.name)))
+            out.append(_interval_cells(by_name.get(s.name), names))
         out.append("</tr>")
     out.append("</tbody></table>")
     if unc is not None:
@@ -62,17 +63,19 @@ def standings_table(standings: Sequence[Standing], unc: Uncertainty | None = Non
     return "".join(out)
 
 
-def _interval_cells(e: EntrantUncertainty | None) -> str:
+def _interval_cells(e: EntrantUncertainty | None, names: Sequence[str]) -> str:
     ar = e.avg_rank if e is not None else None
     if ar is None:
-        cells = '<td data-col="avg_rank_interval">-</td>'
+        why = f' title="{html.escape(e.why)}"' if e is not None and e.why else ""
+        cells = f'<td data-col="avg_rank_interval"{why}>-</td>'
     else:
         cells = (f'<td data-col="avg_rank_interval" data-estimate="{ar.estimate:.6f}" data-low="{ar.low:.6f}" data-high="{ar.high:.6f}">'
                  f'{ar.estimate:.2f} <span class="ms">[{ar.low:.2f}, {ar.high:.2f}]</span></td>')
     p = e.p_ahead if e is not None else None
     if p is None:
         return cells + '<td data-col="p_ahead_of_next">-</td>'
-    return cells + f'<td data-col="p_ahead_of_next" data-p="{p:.6f}">{p:.0%}</td>'
+    over = f' <span class="ms">over {html.escape(clean(names[e.next], 64))}</span>' if e is not None and e.next is not None else ""
+    return cells + f'<td data-col="p_ahead_of_next" data-p="{p:.6f}">{p_text(p)}{over}</td>'
 
 
 def _uncertainty_note(unc: Uncertainty) -> str:
@@ -80,8 +83,9 @@ def _uncertainty_note(unc: Uncertainty) -> str:
         return f"How sure: {unc.note}."
     text = (f"How sure: {unc.confidence:.0%} intervals of each entrant's average rank, by bootstrap over {unc.blocks} "
             f"deal blocks (a deal under all its seatings is one unit; {unc.resamples} resamples, seed {unc.seed}), as "
-            "arena standings shows them. P(ahead of next): the share of resamples in which the entrant's average "
-            "rank is better than the next entrant's.")
+            "arena standings shows them; each widened for the entrant's own number of deals and kept within 1..seats). "
+            "P(ahead of next): the chance that the entrant's true average rank is better than that of the entrant "
+            "next to it by average rank (named in the cell).")
     return text + (f" ({unc.note})" if unc.note else "")
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 from arena.checkbot import Status
 
 from .conftest import broken, quick_check
+import pytest
+
+pytestmark = pytest.mark.process
 
 
 def failing(results):

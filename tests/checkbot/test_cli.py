@@ -9,6 +9,9 @@ from arena.jsonvalue import loads
 from arena.sandbox.probe import probe
 
 from .conftest import BROKEN, ROOT
+import pytest
+
+pytestmark = pytest.mark.process
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:

@@ -13,6 +13,8 @@ from arena.checkbot import Status
 
 from .conftest import ROOT, quick_check
 
+pytestmark = pytest.mark.process
+
 
 def sample_pairs() -> list[tuple[str, tuple[str, ...]]]:
     """(game, command) for every sample bot entrant of every ready config, and the Perl bot for Kolpa!."""

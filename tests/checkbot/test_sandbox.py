@@ -16,6 +16,8 @@ from arena.sandbox.probe import probe
 
 from .conftest import RELAXED_MS, ROOT
 
+pytestmark = pytest.mark.sandbox
+
 ESCAPE_BOT = ROOT / "tests" / "sandbox" / "bots" / "escape_bot.py"
 
 

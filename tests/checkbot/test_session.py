@@ -15,6 +15,8 @@ from arena.checkbot.session import MAX_LINE_BYTES, RAW_CHARS, BotSession, LineSp
 from arena.errors import BotStartError
 from arena.jsonvalue import loads
 
+pytestmark = pytest.mark.process
+
 
 def session(code: str) -> BotSession:
     return BotSession((sys.executable, "-c", code))

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from arena.jsonvalue import loads
-from arena.referee.replay import Source, load_replay
+from arena.replay import Source, load_replay
+
+pytestmark = pytest.mark.process
 
 ROOT = Path(__file__).resolve().parents[2]
 DET = ROOT / "tests" / "tournament" / "bots" / "det_bot.py"
@@ -55,7 +57,7 @@ def test_a_branch_with_a_new_bot_in_the_default_sandbox(orig: Path, tmp_path: Pa
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"branch of {orig} (sha256 ") and "at step 4 of" in lines[0]
     assert "steps 0 to 3 replayed, live from step 4" in lines[0]
-    assert lines[1] == f"  seat 0: seat0 (its own bot): {det('a')}"
+    assert lines[1] == f"  seat 0: det_bot.py#0 (its own bot): {det('a')}"  # the same script, other arguments
     assert lines[2] == f"  seat 1: seat1 (new command): {det('zz')}"
     assert any(line.startswith("  step   3 seat ") and line.endswith("(recorded)") for line in lines)
     assert lines[-2] == "replay: orig.from4.jsonl" and lines[-1].startswith("original game: ")

@@ -20,11 +20,14 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from arena.cluster import ClusterError, ClusterSpec
-from arena.cluster.executor import DaskExecutor
-from arena.tournament import config as tconfig
-from arena.tournament import runner
-from arena.tournament.store import Store
+from arena.stats.standings import store_standings
+from arena.tournament.config.cluster import ClusterError, ClusterSpec
+from arena.tournament.run.dask_pool import DaskExecutor
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run import runner
+from arena.results.store import Store
+
+pytestmark = pytest.mark.cluster
 
 REPO = Path(__file__).parents[2]
 BOT = REPO / "tests" / "tournament" / "bots" / "det_bot.py"
@@ -177,7 +180,7 @@ def test_a_coordinator_killed_mid_run_resumes_without_duplicates(tmp_path: Path,
     assert [g[0] for g in stored] == list(range(24)), "a game missing or stored twice"
     assert stored == _stored(local.store)
     with Store.open_existing(cfg.store) as s:
-        assert s.standings() == expected.standings
+        assert store_standings(s) == expected.standings
 
 
 def test_an_entrant_that_cannot_start_on_a_worker_is_named_before_any_game(tmp_path: Path, mark: str) -> None:

@@ -29,6 +29,8 @@ import yaml
 from arena.games import all_games, get_game
 from arena.rng import Rng
 
+pytestmark = pytest.mark.docs
+
 REPO = Path(__file__).resolve().parents[2]
 DOCS = ("README.md", "protocol.md")
 ARENA = str(Path(sys.executable).with_name("arena"))

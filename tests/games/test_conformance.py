@@ -25,6 +25,7 @@ def test_builtin_games_are_registered():
         assert seats == list(range(spec.min_seats, spec.max_seats + 1)) and seats
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,seats", CASES)
 @settings(max_examples=8)
 @given(seed=st.integers(min_value=0, max_value=2**63 - 1))
@@ -34,6 +35,7 @@ def test_random_games_keep_the_contract(name, seats, seed):
     assert report.state.is_over()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,seats", CASES)
 @settings(max_examples=5, suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow])
 @given(data=st.data())

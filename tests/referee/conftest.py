@@ -14,8 +14,9 @@ from typing import Callable, Iterator
 
 import pytest
 
-from arena.referee.bot import BotProcess, BotSpec, Limits
-from arena.referee.clock import TimeControl
+from arena.referee.bot import BotProcess, BotSpec
+from arena.core.limits import Limits
+from arena.core.time_control import TimeControl
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD_BOT = Path(__file__).with_name("bots") / "bad_bot.py"

@@ -12,14 +12,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.referee.bot import BotProcess
-from arena.referee.clock import TimeControl
-from arena.referee.faults import FaultKind
+from arena.core.time_control import TimeControl
+from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
-from arena.referee.replay import read_replay
+from arena.replay import read_replay
 from arena.referee.verify import verify_replay
 
 from .conftest import C_BOT, assert_group_gone, bad_spec, c_spec
-from .fake import FakeBot, FakeClock, FakeTransport, answer_after
+from tests.support.fake_transport import FakeBot, FakeClock, FakeTransport, answer_after
+import pytest
+
+pytestmark = pytest.mark.process
 
 leaves = (
     st.none()

@@ -17,13 +17,16 @@ import pytest
 from arena.errors import BranchError, ReplayError
 from arena.referee.bot import BotProcess, BotSpec
 from arena.referee.branch import BranchPlan, Play, plan_branch
-from arena.referee.faults import FaultKind
+from arena.core.faults import FaultKind
 from arena.referee.recorded_bot import Recorded
-from arena.referee.referee import GameResult, play_game
-from arena.referee.replay import Branch, Decision, Events, Replay, Source, load_replay
+from arena.referee.referee import play_game
+from arena.core.result import GameResult
+from arena.replay import Branch, Decision, Events, Replay, Source, load_replay
 from arena.referee.verify import resimulate, verify_replay
 
 from .conftest import BAD_BOT, StartBots
+
+pytestmark = pytest.mark.process
 
 ROOT = Path(__file__).resolve().parents[2]
 DET = str(ROOT / "tests" / "tournament" / "bots" / "det_bot.py")

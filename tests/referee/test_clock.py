@@ -1,4 +1,4 @@
-"""Deadline arithmetic, exactly: a fake clock and transport (tests/referee/fake.py), no sleeping.
+"""Deadline arithmetic, exactly: a fake clock and transport (tests/support/fake_transport.py), no sleeping.
 
 Each deadline runs from the moment its request was written; a line is in time when it arrived at or
 before it, whatever the other bots send and however long the referee takes to judge their lines.
@@ -12,12 +12,13 @@ import sys
 import pytest
 
 from arena.errors import BotStartError
-from arena.referee.clock import Deadline, TimeControl
-from arena.referee.faults import FaultKind
+from arena.referee.clock import Deadline
+from arena.core.time_control import TimeControl
+from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
 from arena.referee.session import BotProcess
 from tests.referee.conftest import bad_spec
-from tests.referee.fake import FakeBot, FakeClock, FakeTransport, answer_after
+from tests.support.fake_transport import FakeBot, FakeClock, FakeTransport, answer_after
 
 MS = 0.001
 
@@ -76,7 +77,7 @@ def test_recorded_elapsed_time_is_the_arrival_minus_the_write(tmp_path):
     bots[1].stderr_per_request = [(k * MS, 10) for k in range(1, 40)]
     replay = tmp_path / "r.jsonl"
     play_game("kodama-duo", bots, seed=3, time_control=TimeControl(decision_ms=100), clock=clock, transport=transport, replay_path=replay)
-    from arena.referee.replay import read_replay
+    from arena.replay import read_replay
 
     decisions = [r for r in read_replay(replay) if r["type"] == "decision"]
     assert {r["elapsed_ms"] for r in decisions if r["seat"] == 0} == {12.3}
@@ -161,6 +162,7 @@ class JumpClock:
         return 0.0 if self.calls == 1 else self.later
 
 
+@pytest.mark.process
 def test_startup_allowance_runs_from_the_spawn():
     tc = TimeControl(startup_ms=10_000)
     with pytest.raises(BotStartError, match="no hello within the start-up allowance of 10000 ms"):
@@ -169,12 +171,13 @@ def test_startup_allowance_runs_from_the_spawn():
     bot.close()
 
 
+@pytest.mark.process
 def test_flood_drift_on_real_processes_is_measured(start_bots, tmp_path):
     """A real bot that sleeps 100 ms per decision next to one flooding stderr for 150 ms: what the
     referee records differs from what the bot itself measured by the pipes' latency only, never by the
     neighbour's flood (the bot's own time, its wake-up on a loaded machine included, is its own)."""
-    from arena.referee.limits import Limits
-    from arena.referee.replay import read_replay
+    from arena.core.limits import Limits
+    from arena.replay import read_replay
 
     tc = TimeControl(decision_ms=600)
     limits = Limits(max_stderr_bytes_per_game=1_000_000_000)

@@ -14,14 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.bot import BotSpec, Limits
-from arena.referee.clock import TimeControl
-from arena.referee.faults import FaultKind, FaultPolicy
-from arena.referee.referee import GameResult, play_game
-from arena.referee.replay import read_replay
+from arena.referee.bot import BotSpec
+from arena.core.limits import Limits
+from arena.core.time_control import TimeControl
+from arena.core.faults import FaultKind, FaultPolicy
+from arena.referee.referee import play_game
+from arena.core.result import GameResult
+from arena.replay import read_replay
 from arena.referee.verify import verify_replay
 
 from .conftest import assert_group_gone, bad_spec, c_spec
+
+pytestmark = pytest.mark.process
 
 FAST = TimeControl(decision_ms=1000, shutdown_ms=300)
 BAD = 1

@@ -19,13 +19,15 @@ from arena.errors import BotStartError, ReplayError
 from arena.jsonvalue import dumps_line
 from arena.protocol import SCHEMA_PATH
 from arena.referee.bot import BotSpec
-from arena.referee.clock import TimeControl
-from arena.referee.faults import FaultKind
+from arena.core.time_control import TimeControl
+from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
-from arena.referee.replay import read_replay
+from arena.replay import read_replay
 from arena.referee.verify import verify_replay
 
 from .conftest import JS_BOT, PY_BOT, bad_spec, c_spec
+
+pytestmark = pytest.mark.process
 
 SCHEMA = json.loads(SCHEMA_PATH.read_text())
 
@@ -265,7 +267,7 @@ def test_verify_reports_a_header_whose_seats_are_not_objects(replays, tmp_path):
 
 
 def test_resource_limits_are_set_in_the_child(start_bots, c_bot):
-    from arena.referee.bot import Limits
+    from arena.core.limits import Limits
 
     (bot,) = start_bots(c_spec(c_bot, 1), limits=Limits(cpu_seconds=7, memory_mb=512))
     limits = Path(f"/proc/{bot.pid}/limits").read_text()
@@ -276,7 +278,7 @@ def test_resource_limits_are_set_in_the_child(start_bots, c_bot):
 
 
 def test_a_bot_over_its_memory_limit_crashes_alone(start_bots, c_bot):
-    from arena.referee.bot import Limits
+    from arena.core.limits import Limits
 
     hog = BotSpec("hog", (sys.executable, "-c", (
         "import sys, json\n"

@@ -15,15 +15,17 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.referee.clock import TimeControl
-from arena.referee.faults import FaultKind
-from arena.referee.limits import DEFAULT_MEMORY_MB
+from arena.core.time_control import TimeControl
+from arena.core.faults import FaultKind
+from arena.core.limits import DEFAULT_MEMORY_MB
 from arena.referee.referee import play_game
-from arena.referee.replay import read_replay
+from arena.replay import read_replay
 from arena.referee.verify import verify_replay
 
 from .conftest import BAD_BOT, PY_BOT, bad_spec
 from .test_faults import BAD, FAST, kinds, play
+
+pytestmark = pytest.mark.process
 
 DEEP = "[" * 300 + "]" * 300
 

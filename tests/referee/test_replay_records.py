@@ -18,13 +18,15 @@ from hypothesis import strategies as st
 from arena.errors import ReplayError
 from arena.jsonvalue import dumps
 from arena.referee.bot import BotProcess
-from arena.referee.faults import Fault, FaultKind, FaultPolicy
+from arena.core.faults import Fault, FaultKind, FaultPolicy
 from arena.referee.referee import play_game
-from arena.referee.replay import SCHEMA_PATH, Decision, Header, ReplayWriter, SeatInfo, Source, load_replay, parse_replay
-from arena.referee.replay.encoding import canonical_bytes, check_commitment, decode_line
+from arena.replay import SCHEMA_PATH, Decision, Header, ReplayWriter, SeatInfo, Source, load_replay, parse_replay
+from arena.replay.encoding import canonical_bytes, check_commitment, decode_line
 from arena.referee.verify import verify_replay
 
 from .conftest import bad_spec, c_spec
+
+pytestmark = pytest.mark.process
 
 SCHEMA = json.loads(SCHEMA_PATH.read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)

@@ -6,9 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.referee.bot import LineReader
-from arena.referee.clock import SeatClock, TimeControl
+from arena.referee.clock import SeatClock
+from arena.core.time_control import TimeControl
 from arena.referee.commit import check_commitment, commitment, new_salt
-from arena.referee.faults import FaultPolicy
+from arena.core.faults import FaultPolicy
 from arena.referee.referee import apply_policy
 
 LIMIT = 16

@@ -16,13 +16,15 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.errors import ReplayError
 from arena.referee.bot import BotProcess
-from arena.referee.clock import TimeControl
-from arena.referee.faults import FaultKind
+from arena.core.time_control import TimeControl
+from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
-from arena.referee.replay import load_replay
+from arena.replay import load_replay
 from arena.referee.verify import ReplayMismatch, resimulate, verify_replay
 
 from .conftest import bad_spec, c_spec
+
+pytestmark = pytest.mark.process
 
 Records = list[dict[str, Any]]
 

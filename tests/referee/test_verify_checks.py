@@ -13,8 +13,8 @@ import pytest
 
 from arena.errors import IllegalAction
 from arena.games.kododo.state import KododoState
-from arena.referee.replay import load_replay
-from arena.referee.replay.encoding import commitment
+from arena.replay import load_replay
+from arena.replay.encoding import commitment
 
 from .test_verify import Records, branch_of, games, index, is_bot, records, rejected  # noqa: F401 - `games` is a fixture
 

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import pytest
 
 from arena.errors import ReplayError
-from arena.referee.replay import load_replay
+from arena.replay import load_replay
 from arena.referee.verify import ReplayMismatch, resimulate
 from arena.referee.verify_branch import check_branch
 from arena.referee.verify_clock import check_clock as clock_check

@@ -20,16 +20,18 @@ from arena.games.kododo.state import KododoState
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
 from arena.referee.bot import BotProcess, BotSpec
-from arena.referee.clock import TimeControl
-from arena.referee.faults import FaultPolicy
+from arena.core.time_control import TimeControl
+from arena.core.faults import FaultPolicy
 from arena.referee.referee import play_game
-from arena.referee.replay.encoding import commitment
-from arena.referee.replay import load_replay
+from arena.replay.encoding import commitment
+from arena.replay import load_replay
 from arena.referee.verify import VerifyReport, resimulate, verify_replay
 
 from .conftest import bad_spec, c_spec
 from .test_verify import Records, branch_of, games, index, is_bot, records, write  # noqa: F401 - `games` is a fixture
 from .test_verify_checks import SALT, fault, first_of_step
+
+pytestmark = pytest.mark.process
 
 
 def refusal(tmp_path: Path, recs: Records) -> str:

@@ -6,8 +6,11 @@ from pathlib import Path
 
 import yaml
 
-from arena.tournament import config as tconfig
-from arena.tournament.runner import run
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run.runner import run
+import pytest
+
+pytestmark = pytest.mark.process
 
 DEMO = Path(__file__).resolve().parents[2] / "configs" / "kododo.yaml"
 

@@ -31,7 +31,7 @@ def _perl_missing_reason() -> str | None:
 
 
 _REASON = _perl_missing_reason()
-pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"Perl bot not runnable: {_REASON}")
+pytestmark = [pytest.mark.process, pytest.mark.skipif(_REASON is not None, reason=f"Perl bot not runnable: {_REASON}")]
 
 
 def _play(tmp_path: Path, game: str, n_random: int, seed: int) -> tuple[dict, list[dict]]:

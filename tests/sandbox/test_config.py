@@ -18,10 +18,12 @@ from arena.cli import main
 from arena.errors import ConfigError
 from arena.sandbox import probe as probe_module
 from arena.sandbox.policy import SandboxPolicy, Scratch, policy_from_mapping
-from arena.tournament import config as tconfig
-from arena.tournament import config_sandbox
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.config import sandbox as config_sandbox
 
 from .conftest import ROOT
+
+pytestmark = pytest.mark.sandbox
 
 PY_BOT = str(ROOT / "sample_bots" / "python" / "random_bot.py")
 UNAVAILABLE = probe_module.Support(None, "bubblewrap (bwrap) is not installed", False, None)
@@ -43,7 +45,7 @@ def config(tmp_path: Path, **top: object) -> dict[str, object]:
 
 def test_the_default_is_on_with_safe_limits(tmp_path):
     cfg = tconfig.parse(config(tmp_path), tmp_path / "t.yaml")
-    assert all(dataclasses.replace(e.sandbox, hide=(), show_cwd=True) == SandboxPolicy() for e in cfg.entrants)
+    assert all(dataclasses.replace(e.sandbox, hide=(), private=(), show_cwd=True) == SandboxPolicy() for e in cfg.entrants)
     assert all(not e.sandbox.show_cwd and str(tmp_path / "s.sqlite") in e.sandbox.hide for e in cfg.entrants)
     assert SandboxPolicy().scratch is Scratch.FRESH and not SandboxPolicy().writable_folder
 

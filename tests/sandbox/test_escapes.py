@@ -15,13 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.bot import BotProcess, BotSpec, Limits
-from arena.referee.clock import TimeControl
-from arena.referee.faults import Fault, FaultKind
-from arena.referee.referee import GameResult, play_game
+from arena.referee.bot import BotProcess, BotSpec
+from arena.core.limits import Limits
+from arena.core.time_control import TimeControl
+from arena.core.faults import Fault, FaultKind
+from arena.referee.referee import play_game
+from arena.core.result import GameResult
 from arena.sandbox.policy import SandboxPolicy
 
 from .conftest import ESCAPE_BOT, ROOT, host_processes, program_pids
+
+pytestmark = pytest.mark.sandbox
 
 TC = TimeControl(decision_ms=5000, shutdown_ms=300)
 

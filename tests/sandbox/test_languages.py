@@ -10,11 +10,13 @@ import sys
 import pytest
 
 from arena.referee.bot import BotProcess, BotSpec
-from arena.referee.clock import TimeControl
+from arena.core.time_control import TimeControl
 from arena.referee.referee import play_game
 from arena.sandbox.policy import SandboxPolicy
 
 from .conftest import ROOT
+
+pytestmark = pytest.mark.sandbox
 
 PY = ROOT / "sample_bots" / "python"
 TC = TimeControl(decision_ms=5000, shutdown_ms=1000)
@@ -64,8 +66,8 @@ def test_every_language_plays_sandboxed_with_the_same_results(game, seats, c_bot
 
 
 def test_a_tournament_has_identical_standings_sandboxed_and_not(c_bot, tmp_path):
-    from arena.tournament import config as tconfig
-    from arena.tournament.runner import run as run_tournament
+    from arena.tournament.config import tournament as tconfig
+    from arena.tournament.run.runner import run as run_tournament
 
     cmds = commands(c_bot)
     standings = []
@@ -74,7 +76,8 @@ def test_a_tournament_has_identical_standings_sandboxed_and_not(c_bot, tmp_path)
             "name": "same",
             "game": "kododo",
             "players": 3,
-            "entrants": [{"name": n, "command": list(cmds[n])} for n in ("c", "python", "js", "kododo-heuristic")],
+            "entrants": [{"name": n, "command": list(cmds[n]), "sandbox": {"shared_folder": True}}  # one folder, two samples
+                         for n in ("c", "python", "js", "kododo-heuristic")],
             "schedule": {"rounds": 1},
             "seed": 3,
             "sandbox": sandboxed,

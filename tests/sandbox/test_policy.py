@@ -7,6 +7,9 @@ from hypothesis import strategies as st
 
 from arena.errors import ConfigError
 from arena.sandbox.policy import POLICY_KEYS, SandboxPolicy, policy_from_mapping
+import pytest
+
+pytestmark = pytest.mark.sandbox
 
 scalars = st.none() | st.booleans() | st.integers(-5, 10_000) | st.text(max_size=8) | st.lists(st.text(max_size=6), max_size=3)
 values = scalars | st.dictionaries(st.sampled_from(sorted(POLICY_KEYS)) | st.text(max_size=6), scalars, max_size=5)

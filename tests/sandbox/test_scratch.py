@@ -10,6 +10,9 @@ from arena.referee.bot import BotProcess, BotSpec
 from arena.sandbox.policy import SandboxPolicy, Scratch
 
 from .conftest import ROOT
+import pytest
+
+pytestmark = pytest.mark.sandbox
 
 COUNTER = """\
 import os, sys

@@ -8,11 +8,14 @@ import sys
 from pathlib import Path
 
 from arena.referee.bot import BotProcess, BotSpec
-from arena.referee.clock import TimeControl
+from arena.core.time_control import TimeControl
 from arena.referee.referee import play_game
-from arena.tournament import config as tconfig
+from arena.tournament.config import tournament as tconfig
 
 from .conftest import ESCAPE_BOT
+import pytest
+
+pytestmark = pytest.mark.sandbox
 
 TC = TimeControl(decision_ms=5000, shutdown_ms=300)
 

@@ -8,10 +8,14 @@ from pathlib import Path
 
 import yaml
 
-from arena.tournament import config as tconfig
-from arena.tournament.runner import run
-from arena.tournament.store import Store
-from .tournament_helpers import det_entrants
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run.runner import run
+from arena.results.store import Store
+from arena.stats.standings import store_standings
+from tests.support.tournament import det_entrants
+import pytest
+
+pytestmark = pytest.mark.process
 
 BAD_BOT = Path(__file__).parents[1] / "referee" / "bots" / "bad_bot.py"
 
@@ -38,7 +42,7 @@ def test_a_bot_that_refuses_to_exit_is_recorded_outside_games(tmp_path):
     assert [(name, fault.kind.value) for name, fault in summary.bot_faults] == [("stubborn", "no_exit")]
     with Store.open_existing(config.store) as store:
         assert [(e, k) for e, k, _ in store.bot_faults()] == [("stubborn", "no_exit")]
-        assert all(s.faults == 0 for s in store.standings())  # no game is charged with it
+        assert all(s.faults == 0 for s in store_standings(store))  # no game is charged with it
 
 
 def test_the_cli_shows_faults_outside_games(tmp_path):

@@ -12,10 +12,10 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.errors import ConfigError
-from arena.tournament import config as tconfig
-from arena.tournament.schedule import Fill, Format
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.schedule.plan import Fill, Format
 
-from .tournament_helpers import BOT, det_entrants
+from tests.support.tournament import BOT, det_entrants
 
 
 def good() -> dict[str, Any]:

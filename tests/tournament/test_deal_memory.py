@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from arena.games.registry import get_game
-from arena.tournament import config as tconfig
-from arena.tournament import schedule as sched
-from arena.tournament.runner import run
-from arena.tournament import player as player_module
-from arena.tournament.slots import Slot, Slots, discard
-from arena.tournament.store import Store
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.schedule import plan as sched
+from arena.tournament.run.runner import run
+from arena.tournament.run import player as player_module
+from arena.tournament.run.slots import Slot, Slots, discard
+from arena.results.store import Store
 
 BOTS = Path(__file__).parent / "bots"
 CLAIM = re.compile(r"CLAIM seat=(\d+) hand=(\[.*\])")

@@ -10,14 +10,16 @@ from typing import Callable
 import pytest
 
 from arena.errors import RunnerError
-from arena.tournament import config as tconfig
-from arena.tournament import runner
-from arena.tournament.executor import InlineExecutor
-from arena.tournament.messages import Event, GameTask, WorkerLost
-from arena.tournament.player import PlayerSetup
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run import runner
+from arena.tournament.run.executor import InlineExecutor
+from arena.tournament.run.messages import Event, GameTask, WorkerLost
+from arena.tournament.run.player import PlayerSetup
 
 from .test_runner import small
 from .tournament_helpers import SECRET
+
+pytestmark = pytest.mark.process
 
 
 class Losing:

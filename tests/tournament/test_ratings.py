@@ -9,7 +9,7 @@ import trueskill
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.tournament.ratings import (
+from arena.stats.ratings import (
     FastRater,
     OrderedRatings,
     RatedGame,
@@ -162,7 +162,7 @@ def test_no_global_trueskill_setup_is_used() -> None:
 
 def test_the_one_chain_equals_the_package_for_every_player_count() -> None:
     """One kernel for every table size (no second, looping copy): 2 to 12 players, with draws."""
-    from arena.tournament.kernel import chain
+    from arena.stats.kernel import chain
 
     rnd = random.Random(8)
     model = RatingModel(tau=0.1)

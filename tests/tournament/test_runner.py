@@ -16,11 +16,13 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.jsonvalue import loads
-from arena.tournament import config as tconfig
-from arena.tournament import runner
-from arena.tournament.store import Store
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run import runner
+from arena.results.store import Store
 
-from .tournament_helpers import REPO, SECRET, det_entrants
+from tests.support.tournament import REPO, SECRET, det_entrants
+
+pytestmark = pytest.mark.process
 
 ARENA = [str(Path(sys.executable).parent / "arena")]
 

@@ -12,20 +12,22 @@ from typing import Any, Callable
 
 import pytest
 
-from arena.tournament import config as tconfig
-from arena.tournament import runner
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run import runner
 
-from arena.tournament.player import played_game_id
+from arena.tournament.run.player import played_game_id
 
 from .test_runner import _group_gone, _start, _standings_json, _stored, _wait_for, small
-from .tournament_helpers import SECRET, det_entrants
+from tests.support.tournament import SECRET, det_entrants
+
+pytestmark = pytest.mark.process
 
 DIES = Path(__file__).parent / "bots" / "dies_bot.py"
 
 
 def _faults_by_entrant(store: Path) -> dict[int, list[str]]:
     """entrant index -> the kinds of the faults charged to its seats, in schedule order."""
-    from arena.tournament.store import Store
+    from arena.results.store import Store
 
     out: dict[int, list[str]] = {}
     with Store.open_existing(store) as s:
@@ -71,6 +73,8 @@ def test_a_bot_that_dies_on_its_second_game_is_charged_once_and_restarted(write_
     second = [g for g in probe.games() if 3 in g.seats][1]  # bot3's second game in schedule order
     game_id = played_game_id(SECRET, probe.game, second.index)  # the id bots see
     data["entrants"][3]["command"] = ["{python}", str(DIES), "--die-in", game_id, "--salt", "s3"]
+    for entrant in data["entrants"]:  # the dying bot lies beside the others: one author's test bots
+        entrant["sandbox"] = {"shared_folder": True}
     s1, s2, store1, store2 = _run_both(write_config, data)
     assert s1.played == s2.played == 12
     assert s1.standings == s2.standings
@@ -160,8 +164,9 @@ def test_a_program_the_system_cannot_execute_is_charged_not_fatal(
     assert s1.played == s2.played == 12 and s1.standings == s2.standings
     assert _faults_by_entrant(store1) == _faults_by_entrant(store2) == {0: ["start_failed"] * 9}
     detail = s1.bot_faults[0][1].detail
-    # Unsandboxed, arena's own exec fails; in bubblewrap, bwrap's exec falls back to the shell, which exits 127.
-    assert ("status 127 during the handshake" if sandboxed else "cannot start") in detail
+    # Unsandboxed, arena's own exec fails; in bubblewrap, the shell that hands the bot its stdout cannot
+    # execute it and exits 126 ("cannot execute").
+    assert ("status 126 during the handshake" if sandboxed else "cannot start") in detail
 
 
 def test_a_stop_rule_is_asked_after_each_complete_round_and_stops_later_rounds(write_config: Callable[..., Path]) -> None:

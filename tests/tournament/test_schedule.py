@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.rng import derive_seed
-from arena.tournament.schedule import (
+from arena.tournament.schedule.plan import (
     Fill,
     Format,
     Rotations,

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.tournament.schedule import (
+from arena.tournament.schedule.plan import (
     Fill,
     Format,
     Rotations,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from arena.rng import derive_seed
-from arena.tournament.schedule import Fill, Rotations, ScheduleError, ScheduleSpec, build, count
+from arena.tournament.schedule.plan import Fill, Rotations, ScheduleError, ScheduleSpec, build, count
 
 NAMES = ("ada", "bob", "cy", "dee")
 

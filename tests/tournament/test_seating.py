@@ -5,8 +5,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.tournament.schedule import Fill, Rotations, ScheduleSpec, build, seat_counts
-from arena.tournament.seating import balance, neighbour_cycles, next_counts, seat_report
+from arena.tournament.schedule.plan import Fill, Rotations, ScheduleSpec, build, seat_counts
+from arena.tournament.schedule.seating import neighbour_cycles
+from arena.stats.seating import balance, next_counts
+from arena.stats.seating import seat_report
 from bench.simfield import Field, tournament
 
 

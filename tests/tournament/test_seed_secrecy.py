@@ -21,12 +21,12 @@ from arena.games.registry import get_game
 from arena.referee.referee import play_game
 from arena.referee.session import BotProcess, BotSpec
 from arena.rng import derive_seed
-from arena.tournament import config as tconfig
-from arena.tournament import player as player_module
-from arena.tournament.runner import run
-from arena.tournament.store import Store
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run import player as player_module
+from arena.tournament.run.runner import run
+from arena.results.store import Store
 
-from .tournament_helpers import REPO, SECRET
+from tests.support.tournament import REPO, SECRET
 
 BOTS = Path(__file__).parent / "bots"
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.store import Store, StoredGame
+from arena.results.store import Store, StoredGame
 from bench.simfield import Field, tournament
 
 NAMES = ["weak", "mid", "strong\x1b[31m", "feeder", "fed"]
@@ -22,7 +22,7 @@ def _store(path: Path) -> Path:
     store = Store.create_or_resume(path, name="t", game="kolpa", fingerprint="f", identity={"x": 1},
                                    entrants=[(n, ["x"]) for n in NAMES], total_games=len(games))
     store.record_many([
-        StoredGame(g.index, f"r{g.round}-t{g.table}-s{g.rotation}", g.round, g.table, g.rotation, 1, g.seats,
+        StoredGame(g.index, f"r{g.round}-t{g.table}-s{g.rotation}", g.round, g.table, g.rotation, g.seed, g.seats,
                    tuple(float(4 - r) for r in g.ranks), ((),) * 3, g.ranks, g.ranks, (), (0, 0, 0), ("1",) * 3, 5, 0.0, None)
         for g in games
     ])
@@ -38,7 +38,7 @@ def test_table_shows_intervals_seats_and_collusion(tmp_path: Path) -> None:
     assert "95% intervals by bootstrap over 120 deal blocks" in out
     assert "\x1b" not in out  # a bot-chosen name is cleaned before it reaches the terminal
     assert "seat 0: 360 games" in out and "neighbours: each entrant after each other spread" in out
-    assert "FLAGGED: fed gains" in out and "with feeder" in out
+    assert "SUSPICIOUS fed gains with feeder" in out and "10 pair(s) tested" in out
 
 
 def test_json_and_csv_carry_the_intervals(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from arena.tournament.stoprule import (
+from arena.stats.stoprule import (
     StopRule,
     StopWatch,
     complete_rounds,
@@ -16,6 +16,7 @@ from arena.tournament.stoprule import (
     stopping_round,
     t_two_sided_p,
 )
+from arena.tournament.run.stopping import SettledHook
 from bench.simfield import Field, tournament
 
 RULE = StopRule(confidence=0.95, min_rounds=4)
@@ -32,6 +33,7 @@ def test_stops_early_on_a_clear_field() -> None:
     assert max(rounds) < 20, rounds
 
 
+@pytest.mark.slow
 def test_identical_bots_stop_before_the_end_at_most_at_the_error_rate() -> None:
     # 200 fields of 4 identical bots, 30 rounds: the rule's guarantee is at most 5% stopping; allow
     # three binomial standard errors above it (5% + 4.6 points).
@@ -63,7 +65,9 @@ def test_no_test_before_min_rounds_and_options_checked() -> None:
     games = tournament(Field((0.0, 9.0), seats=2), 10, 1)
     early = decide(games, 2, 3, 10, RULE)
     assert not early.stop and early.pairs == () and "before the stop test" in early.progress()
-    assert decide(games, 2, 4, 10, RULE).stop  # a deterministic winner: the spread is zero
+    # a deterministic winner: the spread is zero, but 4 rounds cannot make p below 2^-3 = 0.125 > 0.05 / 7
+    assert not decide(games, 2, 4, 10, RULE).stop
+    assert decide(games, 2, 9, 10, RULE).stop  # 2^-8 < 0.05 / 7
     for bad in ({"confidence": 1.0}, {"min_rounds": 1}, {"top": 0}):
         with pytest.raises(ValueError):
             StopRule(**bad)  # type: ignore[arg-type]
@@ -114,3 +118,37 @@ def test_stop_watch_reaches_the_same_round_in_schedule_order_in_any_order_and_re
         if watch.observe(g):
             break
     assert watch.stopped is not None and watch.stopped.rounds == at and "STOP" in watch.progress()
+
+
+def test_equal_differences_in_few_rounds_are_not_certain_at_min_rounds_2() -> None:
+    # Before: all-equal per-round differences gave t = inf, p = 0, so two rounds were "certain".
+    rule = StopRule(confidence=0.95, min_rounds=2)
+    rows: list[list[float | None]] = [[1.0, 2.0], [1.0, 2.0]]
+    assert pair_test(rows, 0, 1).p == 0.5  # the smallest p-value two rounds can give
+    games = tournament(Field((0.0, 9.0), seats=2), 10, 1)
+    assert not decide(games, 2, 2, 10, rule).stop
+    # and over many fields of two identical 2-seat bots, with the smallest min_rounds: wrong stops stay rare
+    fld = Field((0.0, 0.0, 0.0), seats=2, deal_luck=0.0)
+    stopped = sum(stopping_round(tournament(fld, 12, seed), 3, 12, rule) < 12 for seed in range(100))
+    assert stopped <= 10
+
+
+def test_an_exact_tie_in_every_round_settles_as_a_tie() -> None:
+    # Two bots that always crash (always last, sharing the place) and two clearly ordered ones.
+    # Before: the tied pair's p stayed 1 and the rule never stopped.
+    from bench.simfield import SimGame
+
+    games = []
+    for r in range(20):
+        for rot in range(4):
+            seats = tuple((i + rot) % 4 for i in range(4))
+            rank_of = {0: 1, 1: 2, 2: 3, 3: 3}
+            games.append(SimGame(r * 4 + rot, r, 0, rot, seats, tuple(rank_of[e] for e in seats)))
+    decision = first_stop(games, 4, 4, 20, RULE)
+    assert decision is not None and decision.stop
+    tie = decision.pairs[-1]
+    assert {tie.ahead, tie.behind} == {2, 3} and tie.tied and tie.p == 1.0
+    assert decision.rounds == 10  # the first r with 2^(1 - r) <= 0.05 / 17: a difference would have shown
+    hook = SettledHook(RULE, ["a", "b", "c", "d"], 20)
+    hook.stopped = decision
+    assert "c and d tied in every round" in hook.state()

@@ -16,19 +16,22 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.errors import ConfigError
 from arena.jsonvalue import loads
-from arena.tournament import config as tconfig
-from arena.tournament import report, runner
-from arena.tournament.ratings import RatingBook, RatingModel, Standing
-from arena.tournament.rounds import RoundEnd, RoundGame
-from arena.tournament.stopping import SettledHook
-from arena.tournament.stoprule import StopRule, stopping_round
-from arena.tournament.store import StopRecord, Store
+from arena.tournament.config import tournament as tconfig
+from arena.report import standings as report
+from arena.tournament.run import runner
+from arena.stats.ratings import RatingBook, RatingModel, Standing
+from arena.tournament.run.rounds import RoundEnd, RoundGame
+from arena.tournament.run.stopping import SettledHook
+from arena.stats.stoprule import StopRule, stopping_round
+from arena.results.store import StopRecord, Store
 from arena.web.report_page import build_report
 
 from bench.simfield import Field, tournament
 
 from .test_runner import ARENA, _bots_running, _group_gone, _stored, _wait_for
-from .tournament_helpers import BOT, REPO, SECRET, det_entrants
+from tests.support.tournament import BOT, REPO, SECRET, det_entrants
+
+pytestmark = pytest.mark.process
 
 HEURISTIC = REPO / "sample_bots" / "python" / "kododo_heuristic.py"
 

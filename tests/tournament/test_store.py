@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from arena.errors import StoreError
-from arena.tournament.ratings import RatingBook, RatingModel, leaderboard
-from arena.tournament.store import Store, StoredGame
+from arena.stats.ratings import RatingBook, RatingModel, leaderboard
+from arena.results.store import Store, StoredGame
+from arena.stats.standings import store_ratings, store_standings
 
 ENTRANTS = [("a", ["x"]), ("b", ["y"]), ("c", ["z"]), ("d", ["w"])]
 
@@ -87,12 +88,12 @@ def test_standings_use_the_cache_and_equal_a_full_recomputation(tmp_path: Path) 
             if step % 37 == 0:  # standings asked mid-run, with gaps in the stored indices
                 book = RatingBook.new(RatingModel(), 4)
                 book.apply_all(g.rated() for g in sorted((games[j] for j in order[: step + 1]), key=lambda g: g.index))
-                assert store.ratings().current().to_json() == book.to_json()
-        cached = store.ratings()
+                assert store_ratings(store).current().to_json() == book.to_json()
+        cached = store_ratings(store)
         assert cached.prefix.last_index == 299 and not cached.pending
-        full = store.ratings(use_cache=False).current()
+        full = store_ratings(store, use_cache=False).current()
         assert cached.current().to_json() == full.to_json()
-        assert store.standings() == leaderboard(full, ["a", "b", "c", "d"])
+        assert store_standings(store) == leaderboard(full, ["a", "b", "c", "d"])
     # The cache row holds the gap-free prefix.
     row = sqlite3.connect(path).execute("SELECT prefix FROM ratings_cache").fetchone()
     assert row == (300,)
@@ -103,11 +104,11 @@ def test_a_cache_from_other_rating_constants_is_not_used(tmp_path: Path) -> None
     with _open(tmp_path / "s.sqlite") as store:
         for i in range(10):
             store.record(_game(i, rnd))
-        store.ratings()
+        store_ratings(store)
         other = RatingModel(beta=3.0)
         book = RatingBook.new(other, 4)
         book.apply_all(g.rated() for g in store.games())
-        assert store.ratings(other).current().to_json() == book.to_json()
+        assert store_ratings(store, other).current().to_json() == book.to_json()
 
 
 def test_standings_of_a_missing_or_foreign_file_are_refused(tmp_path: Path) -> None:
@@ -146,7 +147,7 @@ def test_standings_command_prints_table_json_and_csv(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     with _open(path) as store:
         store.record_many([_game(i, rnd) for i in range(40)])
-        expected = store.standings()
+        expected = store_standings(store)
     runner = CliRunner()
     table = runner.invoke(main, ["standings", str(path)])
     assert table.exit_code == 0

@@ -12,13 +12,15 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.errors import StoreError, StoreInUse
-from arena.referee.bot import Limits
-from arena.referee.clock import TimeControl
-from arena.tournament import config as tconfig
-from arena.tournament import runner
+from arena.core.limits import Limits
+from arena.core.time_control import TimeControl
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run import runner
 
 from .test_runner import small
-from .tournament_helpers import SECRET, det_entrants
+from tests.support.tournament import BOT, SECRET, det_entrants
+
+pytestmark = pytest.mark.process
 
 
 def _rows(store: Path) -> dict[str, tuple[Any, ...]]:
@@ -125,3 +127,37 @@ def test_config_defaults_are_the_referees(write_config: Callable[..., Path]) -> 
     assert cfg.time_control == TimeControl() and cfg.limits == Limits()
     tuned = tconfig.load(write_config(small(1, time_control={"decision_ms": 250}, limits={"cpu_seconds": 60}), "t.yaml"))
     assert tuned.time_control == TimeControl(decision_ms=250) and tuned.limits == Limits(cpu_seconds=60)
+
+
+def test_an_edited_bot_is_a_new_version_whose_games_are_played_again(write_config: Callable[..., Path], tmp_path: Path) -> None:
+    # Before: the store looked at the command line only, so an edited bot (same file name) kept
+    # v1's games and standings: `12/12 games stored (0 played now)`.
+    import io
+
+    from arena.results.store import Store
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    script = folder / "bot.py"
+    script.write_text(BOT.read_text(encoding="utf-8"), encoding="utf-8")
+    data = small(1, output={"store": "edit.sqlite"})
+    data["entrants"][0]["command"][1] = str(script)
+    path = write_config(data, "edit.yaml")
+    first = runner.run(tconfig.load(path), concurrency=1, quiet=True)
+    assert first.played == 12 and first.changed == []
+    same = runner.run(tconfig.load(path), concurrency=1, quiet=True)
+    assert same.played == 0 and same.changed == []  # unchanged files: nothing to play
+    (folder / "notes.txt").write_text("a file beside the bot counts too\n", encoding="utf-8")
+    script.write_text(script.read_text(encoding="utf-8") + "\n# version 2\n", encoding="utf-8")
+    said = io.StringIO()
+    second = runner.run(tconfig.load(path), concurrency=1, quiet=True, notices=said)
+    assert second.changed == [("bot0", 9)] and second.played == 9  # bot0 sits at 3 of the 4 tables
+    assert "bot bot0 changed since the stored games: playing its 9 game(s) again" in said.getvalue()
+    with sqlite3.connect(second.store) as conn:
+        (kept,) = conn.execute("SELECT COUNT(*) FROM superseded_games").fetchone()
+        assert kept == 9  # the old version's games stay in the store
+    with Store.open_existing(second.store) as store:
+        versions = store.entrant_versions()
+    assert versions[0][1] != versions[1][1] and all(v[1] for v in versions)
+    result = CliRunner().invoke(main, ["standings", str(second.store)])
+    assert "versions: bot0 files " + str(versions[0][1]) in result.output

@@ -23,8 +23,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from arena.errors import StoreError
 from arena.jsonvalue import loads
-from arena.tournament.ratings import RatingBook, RatingModel, Standing, leaderboard
-from arena.tournament.store import Store, StoredGame
+from arena.stats.ratings import RatingBook, RatingModel, Standing, leaderboard
+from arena.results.store import Store, StoredGame
+from arena.stats.standings import store_standings
 
 NAMES = ["ann", "bob", "cat", "dan", "eve"]
 ENTRANTS = [(n, [n]) for n in NAMES]
@@ -221,7 +222,7 @@ class StoreMachine(RuleBasedStateMachine):
     @rule()
     def standings_with_cache(self) -> None:
         assert self.store is not None
-        assert_same_standings(self.store.standings(DEFAULT), self.expected())
+        assert_same_standings(store_standings(self.store, DEFAULT), self.expected())
         # The call leaves the cache at the longest gap-free prefix (nothing to cache when game 0 is missing).
         p = self.prefix()
         row = self.cache_row()
@@ -234,7 +235,7 @@ class StoreMachine(RuleBasedStateMachine):
     def standings_without_cache(self) -> None:
         assert self.store is not None
         before = self.cache_row()
-        assert_same_standings(self.store.standings(DEFAULT, use_cache=False), self.expected())
+        assert_same_standings(store_standings(self.store, DEFAULT, use_cache=False), self.expected())
         after = self.cache_row()
         assert (before is None) == (after is None)
         if before is not None and after is not None:
@@ -245,7 +246,7 @@ class StoreMachine(RuleBasedStateMachine):
     def standings_with_other_constants(self) -> None:
         """Standings with other rating constants: they replace the cache, which DEFAULT must then not use."""
         assert self.store is not None
-        assert_same_standings(self.store.standings(OTHER), self.expected(OTHER))
+        assert_same_standings(store_standings(self.store, OTHER), self.expected(OTHER))
 
     @rule(existing=st.booleans())
     def kill_and_resume(self, existing: bool) -> None:
@@ -278,7 +279,7 @@ class StoreMachine(RuleBasedStateMachine):
             for e, r in zip(g.seats, g.ranks):
                 if r == 1:
                     wins[e] += 1 / winners
-        table = {s.name: s for s in self.store.standings(DEFAULT, use_cache=False)}
+        table = {s.name: s for s in store_standings(self.store, DEFAULT, use_cache=False)}
         assert [table[n].games for n in NAMES] == games
         assert all(abs(table[n].wins - w) <= TOL for n, w in zip(NAMES, wins))
         assert sum(s.games for s in table.values()) == sum(len(set(g.seats)) for g in self.stored.values())
@@ -293,11 +294,11 @@ class StoreMachine(RuleBasedStateMachine):
         try:
             self.store.conn.backup(copy)
             peek = Store(self.path, copy)
-            assert_same_standings(peek.standings(DEFAULT, use_cache=True), want)
-            assert_same_standings(peek.standings(DEFAULT, use_cache=True), want)  # from the cache just written
+            assert_same_standings(store_standings(peek, DEFAULT, use_cache=True), want)
+            assert_same_standings(store_standings(peek, DEFAULT, use_cache=True), want)  # from the cache just written
         finally:
             copy.close()
-        assert_same_standings(self.store.standings(DEFAULT, use_cache=False), want)
+        assert_same_standings(store_standings(self.store, DEFAULT, use_cache=False), want)
 
     @invariant()
     def cache_covers_a_stored_gap_free_prefix(self) -> None:
@@ -324,3 +325,4 @@ StoreMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestStoreStateful = StoreMachine.TestCase
+TestStoreStateful.pytestmark = [pytest.mark.slow]  # type: ignore[attr-defined]

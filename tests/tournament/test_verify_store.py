@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.tournament import config as tconfig
-from arena.tournament.runner import run
+from arena.tournament.config import tournament as tconfig
+from arena.tournament.run.runner import run
 
 BOTS = Path(__file__).parent / "bots"
 ARENA = str(Path(sys.executable).parent / "arena")

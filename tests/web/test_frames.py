@@ -11,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.cli import main
-from arena.referee.faults import Fault, FaultKind
+from arena.core.faults import Fault, FaultKind
 from arena.web.frames import Perspective, delta_decode, delta_encode, viewer_data
 from arena.web.page import embed_json
 from arena.games.registry import get_game
-from arena.referee.replay import read_replay
+from arena.replay import read_replay
 from arena.web.replay_source import load_game_record
 
 

@@ -17,9 +17,11 @@ from playwright.sync_api import Page
 
 from arena.games.registry import get_game
 from arena.jsonvalue import canonical
-from arena.referee.replay import read_replay
+from arena.replay import read_replay
 from arena.web.frames import delta_decode
 from tests.web.conftest import ROOT, run_cli, screenshot
+
+pytestmark = pytest.mark.browser
 
 READ = """() => {
   const board = document.getElementById('board');
@@ -32,7 +34,7 @@ READ = """() => {
   });
   return {text: document.body.innerText, cards: Array.from(board.querySelectorAll('[data-card]')).map(e => e.dataset.card), hands, kodama};
 }"""
-KODAMA_NAMES = {c["id"]: c["name"] for c in json.loads((ROOT / "arena/games/kodama_duo/cards.json").read_text())["kodama"]}
+KODAMA_NAMES = {c["id"]: c["name"] for c in json.loads((ROOT / "arena/games/kodama/cards.json").read_text())["kodama"]}
 
 
 def strings(value: Any) -> Iterator[str]:

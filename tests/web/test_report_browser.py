@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from arena.tournament.store import Store
+from arena.results.store import Store
+from arena.stats.standings import store_standings
 from tests.web.conftest import ROOT, run_cli, screenshot
+
+pytestmark = pytest.mark.browser
 
 CONFIG = """
 name: tiny-cup
@@ -28,6 +31,7 @@ entrants:
 schedule: {{format: round-robin, rotations: none, rounds: 2}}
 seed: 3
 concurrency: 1
+sandbox: {{shared_folder: true}}  # the sample bots share sample_bots/python
 output: {{store: {out}/cup.sqlite, replays: {out}/replays, report: {out}/report}}
 """
 
@@ -45,7 +49,7 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_report_shows_the_standings_and_links(tournament: Path, page: Page) -> None:
     index = tournament / "report" / "index.html"
     with Store.open_existing(tournament / "cup.sqlite") as store:
-        standings = store.standings()
+        standings = store_standings(store)
         games = list(store.games())
     page.goto(index.resolve().as_uri())
     rows = page.locator("#standings-table tbody tr")

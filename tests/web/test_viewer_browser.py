@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from arena.referee.replay import read_replay
+from arena.replay import read_replay
 from tests.web.conftest import SEATS, run_cli, screenshot
+
+pytestmark = pytest.mark.browser
 
 
 def _result(replay: Path) -> dict:

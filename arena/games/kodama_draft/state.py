@@ -1,6 +1,6 @@
 """Kodama, drafting variant ("Les Esprits de l'Arbre", the seed's last section) for 2 to 6 players.
 
-Same tree rules and card data as Kodama Duo (arena/games/kodama_duo: rules.py, cards.json); no
+Same tree rules and card data as Kodama Duo (arena/games/kodama: rules.py, cards.json); no
 cut-and-choose and no spirits (the variant is written for the base Kodama game, which has none).
 
 Readings implemented (the seed's last section, issue 6 item 5):
@@ -59,9 +59,9 @@ from typing import Any, Mapping
 
 from arena.errors import GameOver, IllegalAction
 from arena.games.base import Event, Seat
-from arena.games.kodama_duo.cards import SEASONS, CardSet, default_cards
-from arena.games.kodama_duo.common import KodamaTable, attachment
-from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, Tree, line_points
+from arena.games.kodama.cards import SEASONS, CardSet, default_cards
+from arena.games.kodama.common import KodamaTable, attachment
+from arena.games.kodama.rules import MAX_PLACEMENT_POINTS, Tree, line_points
 from arena.jsonvalue import JSON
 from arena.rng import Rng
 

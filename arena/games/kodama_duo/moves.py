@@ -1,36 +1,20 @@
-"""What a Kodama Duo seat is asked (`Step`), and why an action is refused: the checks of the split,
-place and spirit decisions, each naming what to fix. Pure functions of the state
-(`KodamaDuoState.check` delegates here)."""
+"""Why a Kodama Duo action is refused: the checks of the split, place and spirit decisions, each naming
+what to fix. Pure functions of the state (`KodamaDuoState.check` delegates here); the kind of decision
+asked now (`Step`) is in table.py."""
 
 from __future__ import annotations
 
-import enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.errors import IllegalAction
 from arena.games.base import Seat
-from arena.games.kodama_duo.common import attachment, is_int
-from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS
+from arena.games.kodama.common import attachment, is_int
+from arena.games.kodama.rules import MAX_PLACEMENT_POINTS
+from arena.games.kodama_duo.table import KodamaDuoTable, Step
 from arena.jsonvalue import JSON
 
-if TYPE_CHECKING:
-    from arena.games.kodama_duo.state import KodamaDuoState
 
-TURNS_PER_SEASON = 4
-
-
-class Step(enum.Enum):
-    """The kind of decision asked now; its value is the view's "decision"."""
-
-    SPLIT = "split"
-    CHOOSE = "choose"
-    PLACE = "place"
-    SPIRIT = "spirit"
-    KODAMA = "kodama"
-    OVER = "over"
-
-
-def shape(state: KodamaDuoState, seat: Seat, action: JSON, key: str, example: str, other: tuple[str, ...] = ()) -> Any:
+def shape(state: KodamaDuoTable, seat: Seat, action: JSON, key: str, example: str, other: tuple[str, ...] = ()) -> Any:
     """The action must be an object with exactly `key` (and `other`); returns action[key]."""
     wanted = {key, *other}
     if not isinstance(action, dict) or set(action) != wanted:
@@ -38,7 +22,7 @@ def shape(state: KodamaDuoState, seat: Seat, action: JSON, key: str, example: st
     return action[key]
 
 
-def check_split(state: KodamaDuoState, seat: Seat, action: JSON) -> None:
+def check_split(state: KodamaDuoTable, seat: Seat, action: JSON) -> None:
     piles = shape(state, seat, action, "split", '{"split": [["B03"], ["B11", "B20"]]}')
     if not isinstance(piles, list) or len(piles) != 2 or not all(isinstance(p, list) for p in piles):
         raise IllegalAction(seat, action, "split must be a list of two piles, each a list of card ids")
@@ -49,7 +33,7 @@ def check_split(state: KodamaDuoState, seat: Seat, action: JSON) -> None:
         raise IllegalAction(seat, action, f"the two piles must hold the revealed cards {state.revealed}, each exactly once")
 
 
-def check_place(state: KodamaDuoState, seat: Seat, action: JSON) -> None:
+def check_place(state: KodamaDuoTable, seat: Seat, action: JSON) -> None:
     example = '{"card": "B17", "at": ["T1", 0]}'
     card = shape(state, seat, action, "card", example, ("at",))
     at = action["at"]
@@ -68,7 +52,7 @@ def check_place(state: KodamaDuoState, seat: Seat, action: JSON) -> None:
         raise IllegalAction(seat, action, f"this placement would score {points} points; above {MAX_PLACEMENT_POINTS} is forbidden")
 
 
-def check_spirit(state: KodamaDuoState, seat: Seat, action: JSON) -> None:
+def check_spirit(state: KodamaDuoTable, seat: Seat, action: JSON) -> None:
     element = shape(state, seat, action, "spirit", '{"spirit": "flower", "on": ["B05", 1]}', ("on",))
     on = action["on"]
     if element not in state.spirit_elements:

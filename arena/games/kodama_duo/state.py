@@ -51,10 +51,11 @@ from typing import Any, Mapping
 
 from arena.errors import GameOver, IllegalAction
 from arena.games.base import Event, Seat
-from arena.games.kodama_duo.cards import KODAMA_PER_PLAYER, SEASONS, CardSet, default_cards
-from arena.games.kodama_duo.common import KodamaTable, is_int
-from arena.games.kodama_duo.rules import Tree, line_points
-from arena.games.kodama_duo.moves import TURNS_PER_SEASON, Step, check_place, check_spirit, check_split, shape
+from arena.games.kodama.cards import KODAMA_PER_PLAYER, SEASONS, CardSet, default_cards
+from arena.games.kodama.common import KodamaTable, is_int
+from arena.games.kodama.rules import Tree, line_points
+from arena.games.kodama_duo.moves import check_place, check_spirit, check_split, shape
+from arena.games.kodama_duo.table import TURNS_PER_SEASON, Step
 from arena.games.kodama_duo.view import duo_snapshot, duo_view
 from arena.jsonvalue import JSON
 from arena.rng import Rng
@@ -69,6 +70,7 @@ class KodamaDuoState(KodamaTable):
     )
     GAME_TITLE = "Kodama Duo"
     STEP_OVER = Step.OVER
+    step: Step  # narrows KodamaTable.step to this game's decisions
 
     def __init__(self, players: int, options: Mapping[str, Any], seed: int, cards: CardSet | None = None) -> None:
         faces = cards or default_cards()

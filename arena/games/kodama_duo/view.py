@@ -6,18 +6,14 @@ deck order, the opponent's unscored Kodama cards, or face-down Season cards.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from arena.games.base import Seat
-from arena.games.kodama_duo.cards import SEASONS
-from arena.games.kodama_duo.moves import TURNS_PER_SEASON, Step
-from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS
+from arena.games.kodama.cards import SEASONS
+from arena.games.kodama.rules import MAX_PLACEMENT_POINTS
+from arena.games.kodama_duo.table import TURNS_PER_SEASON, KodamaDuoTable, Step
 from arena.jsonvalue import JSON
 
-if TYPE_CHECKING:
-    from arena.games.kodama_duo.state import KodamaDuoState
 
-def duo_view(state: KodamaDuoState, seat: Seat) -> dict[str, JSON]:
+def duo_view(state: KodamaDuoTable, seat: Seat) -> dict[str, JSON]:
     # An allow-list: public table state, one's own Kodama cards, revealed Season cards. Never the
     # deck order, the opponent's unscored Kodama cards, or face-down Season cards.
     faces = state.faces
@@ -48,7 +44,7 @@ def duo_view(state: KodamaDuoState, seat: Seat) -> dict[str, JSON]:
     }
 
 
-def duo_snapshot(state: KodamaDuoState) -> dict[str, JSON]:
+def duo_snapshot(state: KodamaDuoTable) -> dict[str, JSON]:
     return {
         "trunks": list(state.trunks),
         "trees": [t.to_json() for t in state.trees],

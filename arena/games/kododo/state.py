@@ -41,7 +41,7 @@ from arena.games.kododo.cards import (
     kododo_target,
 )
 from arena.games.kododo.rules import evaluate_round
-from arena.games.ranking import competition_ranks
+from arena.core.ranking import competition_ranks
 from arena.jsonvalue import JSON
 from arena.rng import Rng
 

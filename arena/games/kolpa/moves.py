@@ -3,22 +3,19 @@ explain to a bot why an action is refused. Pure functions of the state (state.py
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from arena.errors import IllegalAction
 from arena.games.base import Seat
 from arena.games.kolpa.cards import CARDS, COLOUR_INDEX, COLOUR_OF, JOKER, NUMBER_OF
 from arena.games.kolpa.rules import ANNOUNCEMENTS, is_announcement
+from arena.games.kolpa.table import KolpaTable
 from arena.jsonvalue import JSON
 
-if TYPE_CHECKING:
-    from arena.games.kolpa.state import KolpaState
 
 _ACTION_KEYS = frozenset(("play", "from", "to", "announce"))
 _EXAMPLE = '{"play": "B3", "from": "hand", "to": "discard"}'
 
 
-def legal_actions(state: KolpaState, seat: Seat) -> list[JSON]:
+def legal_actions(state: KolpaTable, seat: Seat) -> list[JSON]:
     if state.over or seat != state.current:
         return []
     hand = state.hands[seat]
@@ -45,7 +42,7 @@ def legal_actions(state: KolpaState, seat: Seat) -> list[JSON]:
     return out
 
 
-def check_action(state: KolpaState, seat: Seat, action: JSON) -> None:
+def check_action(state: KolpaTable, seat: Seat, action: JSON) -> None:
     if state.over:
         raise IllegalAction(seat, action, "the game is over")
     if not isinstance(seat, int) or not 0 <= seat < state.n:

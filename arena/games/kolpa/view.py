@@ -7,17 +7,13 @@ card is visible: the covered ones were seen being played, and are revealed at th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from arena.games.base import Seat
 from arena.games.kolpa.cards import COLOURS
+from arena.games.kolpa.table import KolpaTable
 from arena.jsonvalue import JSON
 
-if TYPE_CHECKING:
-    from arena.games.kolpa.state import KolpaState
 
-
-def kolpa_view(state: KolpaState, seat: Seat) -> dict[str, JSON]:
+def kolpa_view(state: KolpaTable, seat: Seat) -> dict[str, JSON]:
     # Built from an allow-list of public facts and this seat's own hand: never another hand, the
     # draw pile's order, or the covered discard cards (a pile shows only its top).
     target = state.match_target()
@@ -47,7 +43,7 @@ def kolpa_view(state: KolpaState, seat: Seat) -> dict[str, JSON]:
     }
 
 
-def kolpa_snapshot(state: KolpaState) -> dict[str, JSON]:
+def kolpa_snapshot(state: KolpaTable) -> dict[str, JSON]:
     return {
         "players": state.n,
         "target": state.target,

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from arena.games import get_game
 from arena.games.kodama_draft.state import HAND_SIZE, Step
-from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS
+from arena.games.kodama.rules import MAX_PLACEMENT_POINTS
 
 
 def check_invariants(state) -> None:

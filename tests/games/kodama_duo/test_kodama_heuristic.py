@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import importlib.util
 from pathlib import Path
 
@@ -47,6 +49,7 @@ def play_match(decide, games: int) -> tuple[int, int, int]:
     return wins, draws, losses
 
 
+@pytest.mark.slow
 def test_the_heuristic_only_plays_legal_actions_and_beats_random():
     bot = load_bot()
     wins, draws, losses = play_match(bot.decide, 100)

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from arena.games.kodama_duo.cards import CARDS_FILE, CardDataError, default_cards, parse_cards
-from arena.games.kodama_duo.rules import Tree, kodama_count, kodama_points, line_points, longest_line, season_count
+from arena.games.kodama.cards import CARDS_FILE, CardDataError, default_cards, parse_cards
+from arena.games.kodama.rules import Tree, kodama_count, kodama_points, line_points, longest_line, season_count
 
 
 def hand_made_tree() -> tuple[Tree, dict[str, tuple[str, ...]]]:

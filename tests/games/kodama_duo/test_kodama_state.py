@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from arena.errors import IllegalAction
 from arena.games.kodama_duo import SPEC
-from arena.games.kodama_duo.cards import CARDS_FILE, parse_cards
-from arena.games.kodama_duo.rules import MAX_PLACEMENT_POINTS, line_points
+from arena.games.kodama.cards import CARDS_FILE, parse_cards
+from arena.games.kodama.rules import MAX_PLACEMENT_POINTS, line_points
 from arena.games.kodama_duo.state import KodamaDuoState, Step
 from arena.jsonvalue import dumps
 

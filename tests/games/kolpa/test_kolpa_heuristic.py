@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kolpa_helpers import SPEC, arrange
+import pytest
+
+from tests.support.kolpa import SPEC, arrange
 
 from arena.rng import Rng
 
@@ -64,6 +66,7 @@ def test_the_heuristic_builds_its_display_with_high_cards_early():
     assert kolpa_heuristic.choose(state.view(0), state.legal_actions(0)) == {"play": "O5", "from": "hand", "to": "display"}
 
 
+@pytest.mark.process
 def test_the_script_answers_over_the_protocol():
     state = SPEC.new_game(2, None, 1)
     request = {"type": "request", "id": 7, "game": "kolpa", "seat": 0, "view": state.view(0),

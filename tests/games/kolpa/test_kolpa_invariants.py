@@ -7,11 +7,13 @@ when the round ended, with the hands and displays the round_end event reports.
 
 from __future__ import annotations
 
+import pytest
+
 from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kolpa_helpers import SPEC
+from tests.support.kolpa import SPEC
 
 from arena.games.kolpa.cards import full_deck
 
@@ -109,6 +111,7 @@ def check_step(pre: dict, action: dict, events: list, state) -> None:
             assert state.announce == (action.get("announce") if action["play"] == "J" else None)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_invariants_hold_after_every_step(data):

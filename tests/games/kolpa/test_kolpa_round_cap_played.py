@@ -7,6 +7,9 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+import pytest
+
+pytestmark = pytest.mark.process
 
 REPO = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).with_name("arena"))

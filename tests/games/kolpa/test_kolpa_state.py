@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from kolpa_helpers import SPEC, arrange, kinds, play
+from tests.support.kolpa import SPEC, arrange, kinds, play
 
 from arena.errors import GameNotOver, IllegalAction
 from arena.games.kolpa.cards import JOKER, full_deck, sort_cards

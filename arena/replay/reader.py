@@ -1,0 +1,93 @@
+"""Reads a replay file into typed records: `load_replay(path) -> Replay`.
+
+Only the file's shape is checked here (every line a valid record, the header first, the result last,
+each exactly once); whether the records agree with the game is `arena.referee.verify`'s business.
+Every problem is a `ReplayError` naming the file, the line and the member.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from typing import Iterator, Union
+
+from arena.errors import ReplayError
+from arena.replay.encoding import JSON, decode_line
+from arena.replay.records import (
+    Commit,
+    Decision,
+    Events,
+    FaultRecord,
+    Header,
+    Record,
+    ReplayRecordError,
+    Result,
+    parse_record,
+)
+
+BodyRecord = Union[Commit, Decision, Events, FaultRecord]
+
+
+@dataclass(frozen=True)
+class Replay:
+    source: str  # the path, or a label for bytes read from elsewhere
+    sha256: str  # of the file's bytes: what a branch's header names in `branch.of`
+    header: Header
+    body: tuple[BodyRecord, ...]  # commits, faults, decisions and events, in the order written
+    result: Result
+
+
+def raw_records(data: bytes) -> Iterator[tuple[int, JSON]]:
+    """(line number, decoded JSON) for every line; ReplayRecordError names a line that is not JSON."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the newline that ends the last record
+    for number, raw in enumerate(lines, start=1):
+        try:
+            yield number, decode_line(raw)
+        except ValueError as exc:
+            raise ReplayRecordError(number, "", f"not a JSON line: {exc}") from None
+
+
+def parse_replay(data: bytes, source: str = "<replay>") -> Replay:
+    """A replay from the bytes of its file; raises ReplayError (`source`: line, member: problem)."""
+    try:
+        return _parse(data, source)
+    except ReplayRecordError as exc:
+        raise ReplayRecordError(exc.line, exc.member, exc.problem, where=source) from None
+
+
+def _parse(data: bytes, source: str) -> Replay:
+    header: Header | None = None
+    result: Result | None = None
+    body: list[BodyRecord] = []
+    for number, value in raw_records(data):
+        record: Record = parse_record(value, number)
+        if result is not None:
+            raise ReplayRecordError(number, "type", f"a {type(record).__name__.lower()} record after the result record")
+        if isinstance(record, Header):
+            if header is not None:
+                raise ReplayRecordError(number, "type", "a second header record")
+            header = record
+        elif header is None:
+            raise ReplayRecordError(number, "type", f"the first record must be the header, got {value.get('type')!r}")
+        elif isinstance(record, Result):
+            result = record
+        else:
+            body.append(record)
+    if header is None:
+        raise ReplayRecordError(1, "", "the replay is empty")
+    if result is None:
+        raise ReplayRecordError(number + 1, "", "no result record: the replay is cut short")
+    return Replay(source, hashlib.sha256(data).hexdigest(), header, tuple(body), result)
+
+
+def load_replay(path: str | os.PathLike[str]) -> Replay:
+    """Read and parse the replay at `path`."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ReplayError(f"cannot read the replay {str(path)!r}: {exc.strerror or exc}") from exc
+    return parse_replay(data, str(path))

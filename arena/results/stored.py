@@ -1,0 +1,194 @@
+"""What the results store holds, as records: its schema, one stored game, a summary; and how a write
+the file system refused is reported (one line naming the file, not a traceback)."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from arena.errors import OutputError
+from arena.jsonvalue import JSON, loads
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entrants (
+    idx INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    command TEXT NOT NULL,
+    version TEXT,
+    program TEXT                      -- content hash of the bot's files (botfiles.bot_hash) for the games stored now
+);
+CREATE TABLE IF NOT EXISTS games (
+    idx INTEGER PRIMARY KEY,          -- the game's place in the schedule: unique, so never stored twice
+    game_id TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    tbl INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,              -- JSON: entrant index per seat
+    points TEXT NOT NULL,             -- JSON, per seat
+    tiebreaks TEXT NOT NULL,
+    ranks TEXT NOT NULL,              -- after the fault policy: what the ratings use
+    game_ranks TEXT NOT NULL,         -- as the rules scored the game
+    faults TEXT NOT NULL,             -- JSON list of fault records
+    fault_counts TEXT NOT NULL,       -- JSON, per seat
+    versions TEXT NOT NULL,           -- JSON: each seat's bot version from its handshake
+    decisions INTEGER NOT NULL,
+    duration_s REAL NOT NULL,
+    replay_path TEXT,
+    finished_at REAL NOT NULL,
+    key TEXT,                         -- the game's identity (rules, seed, seats): reused across configs
+    programs TEXT                     -- JSON: each seat's bot content hash when the game was played
+);
+CREATE TABLE IF NOT EXISTS superseded_games (  -- games of an earlier version of a bot, kept but not counted
+    superseded_at REAL NOT NULL,
+    changed TEXT NOT NULL,            -- JSON: the entrants whose files changed since
+    idx INTEGER, game_id TEXT, round INTEGER, tbl INTEGER, rotation INTEGER, seed INTEGER, seats TEXT,
+    points TEXT, tiebreaks TEXT, ranks TEXT, game_ranks TEXT, faults TEXT, fault_counts TEXT, versions TEXT,
+    decisions INTEGER, duration_s REAL, replay_path TEXT, finished_at REAL, key TEXT, programs TEXT
+);
+CREATE TABLE IF NOT EXISTS bot_faults (  -- found when a bot process was closed, outside any game
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    entrant TEXT NOT NULL,
+    kind TEXT NOT NULL,               -- no_exit or orphans
+    detail TEXT NOT NULL,
+    stderr_tail TEXT NOT NULL         -- JSON list of lines
+);
+CREATE TABLE IF NOT EXISTS ratings_cache (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    prefix INTEGER NOT NULL,          -- every index below this is stored and rated in `book`
+    model TEXT NOT NULL,
+    book TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """What the ratings need of one stored game. `seats[s]` is the entrant index playing seat s."""
+
+    index: int
+    seats: tuple[int, ...]
+    ranks: tuple[int, ...]  # after the fault policy; 1 is best, ties share
+    points: tuple[float, ...]
+    faults: tuple[int, ...]  # faults charged to each seat
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """One finished game as the store keeps it."""
+
+    index: int
+    game_id: str
+    round: int
+    table: int
+    rotation: int
+    seed: int
+    seats: tuple[int, ...]
+    points: tuple[float, ...]
+    tiebreaks: tuple[tuple[int, ...], ...]
+    ranks: tuple[int, ...]
+    game_ranks: tuple[int, ...]
+    faults: tuple[dict[str, JSON], ...]
+    fault_counts: tuple[int, ...]
+    versions: tuple[str, ...]
+    decisions: int
+    duration_s: float
+    replay_path: str | None
+    key: str | None = None
+
+    def rated(self) -> RatedGame:
+        return RatedGame(self.index, self.seats, self.ranks, self.points, self.fault_counts)
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> "StoredGame":
+        """From the columns `Store.games` selects, in that order."""
+        return cls(
+            index=row[0],
+            game_id=row[1],
+            round=row[2],
+            table=row[3],
+            rotation=row[4],
+            seed=row[5],
+            seats=tuple(loads(row[6])),
+            points=tuple(loads(row[7])),
+            tiebreaks=tuple(tuple(t) for t in loads(row[8])),
+            ranks=tuple(loads(row[9])),
+            game_ranks=tuple(loads(row[10])),
+            faults=tuple(loads(row[11])),
+            fault_counts=tuple(loads(row[12])),
+            versions=tuple(loads(row[13])),
+            decisions=row[14],
+            duration_s=row[15],
+            replay_path=row[16],
+            key=row[17],
+        )
+
+
+@dataclass(frozen=True)
+class StopRecord:
+    """The stop rule ended the run after round `after_round` (0-based) of `rounds`: the standings count
+    the games of rounds 0..after_round, i.e. the schedule indices below `games`, and no others (a game
+    of a later round stored by an earlier run without the rule belongs to no standings)."""
+
+    after_round: int
+    rounds: int
+    games: int
+    rule: dict[str, JSON]
+    state: str  # the decision as the progress line showed it
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"after_round": self.after_round, "rounds": self.rounds, "games": self.games, "rule": self.rule, "state": self.state}
+
+    @classmethod
+    def from_json(cls, data: JSON) -> "StopRecord | None":
+        if not isinstance(data, dict):
+            return None
+        a, r, g, rule, state = (data.get(k) for k in ("after_round", "rounds", "games", "rule", "state"))
+        if not (isinstance(a, int) and isinstance(r, int) and isinstance(g, int) and isinstance(rule, dict)):
+            return None
+        return cls(a, r, g, rule, state if isinstance(state, str) else "")
+
+    def line(self) -> str:
+        """`stopped after round 12 of 50 by the stop rule: settled 3/3 ...` (rounds counted from 1)."""
+        return f"stopped after round {self.after_round + 1} of {self.rounds} by the stop rule: {self.state}"
+
+
+@dataclass(frozen=True)
+class StoreInfo:
+    name: str
+    game: str
+    fingerprint: str
+    total_games: int
+    stored_games: int
+    entrants: tuple[str, ...]
+    stop: StopRecord | None = None  # the run was stopped early: the standings count only `stop.games`
+
+    @property
+    def counted_games(self) -> int:
+        """The games the standings count (all stored ones, unless the stop rule ended the run)."""
+        return self.stored_games if self.stop is None else min(self.stored_games, self.stop.games)
+
+
+# SQLite's result codes for a file system that refuses: permission, read-only, I/O error, full, cannot open.
+_OUTSIDE = {3, 8, 10, 13, 14}
+
+
+def outside_arena(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in _OUTSIDE
+
+
+def write_error(path: Path, exc: sqlite3.Error) -> OutputError:
+    """A write that failed for a reason outside arena (full disk, read-only file): one line, the path."""
+    text = str(exc)
+    hint = "set output.store to a file in a folder arena can write to"
+    if "full" in text:
+        hint = "free some disk space, then rerun to resume: the games already stored are kept"
+    elif "readonly" in text or "read-only" in text:
+        hint = "make the file and its folder writable, or set output.store to another file"
+    return OutputError(f"cannot write the results store {path}: {text} ({hint})")

@@ -1,0 +1,59 @@
+"""The ASGI application (Starlette) and running it (uvicorn), the ladder and checker beside it."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Any, AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.schemas import SchemaGenerator
+
+from arena import __version__
+from arena.server import api, api_admin
+from arena.server.http import BodyLimit, WarningHeader, error_handler
+from arena.server.service import Server
+
+SCHEMAS = SchemaGenerator({"openapi": "3.0.0", "info": {"title": "arena competition server", "version": f"v1 ({__version__})"},
+                           "components": {"securitySchemes": {"token": {"type": "http", "scheme": "bearer"}}}})
+
+
+def openapi(request: Request) -> Response:
+    """This document.
+    ---
+    responses: {200: {description: the OpenAPI document}}
+    """
+    return JSONResponse(SCHEMAS.get_schema(routes=request.app.routes))
+
+
+def build(server: Server) -> Any:
+    routes = [*api.ROUTES, *api_admin.ROUTES, Route("/api/v1/openapi.json", openapi, include_in_schema=False)]
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        server.start()  # once the socket is bound: a server that cannot listen plays no game
+        try:
+            yield
+        finally:
+            await run_in_threadpool(server.stop)
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: error_handler, Exception: error_handler},
+                    lifespan=lifespan)
+    app.state.server = server
+    return WarningHeader(BodyLimit(app, server.config.max_request_bytes), server.warning)
+
+
+def run(server: Server, host: str, port: int) -> None:
+    """Serve until Ctrl-C or SIGTERM; the ladder and checker stop with it."""
+    import uvicorn
+
+    print(f"arena serve: {server.config.name} ({server.config.game}) on http://{host}:{port}/api/v1  "
+          f"data: {server.config.data}", file=sys.stderr, flush=True)
+    if server.warning:
+        print(f"arena serve: WARNING: {server.warning}", file=sys.stderr, flush=True)
+    uvicorn.run(build(server), host=host, port=port, log_level="warning", access_log=False,
+                limit_concurrency=500, timeout_graceful_shutdown=5)

@@ -1,0 +1,150 @@
+"""The server's own SQLite tables: participants, bots (one row per version), submissions, games.
+
+One writer: every write goes through `Database.write()`, one connection under a lock, one transaction
+per call. Readers get their own connection per thread (WAL lets them read while the ladder writes).
+A finished game, its seats and the ratings it moved are one transaction, so after any crash the stored
+ratings are exactly a recomputation of the stored games in their order (`games.seq`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS participants (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token_hash TEXT NOT NULL UNIQUE,
+    is_house INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY,
+    participant_id INTEGER NOT NULL REFERENCES participants(id),
+    created REAL NOT NULL,
+    status TEXT NOT NULL,              -- received | checking | passed | refused
+    reason TEXT NOT NULL DEFAULT '',
+    report TEXT NOT NULL DEFAULT '',   -- the check's report and the bot's stderr: its owner's only
+    bot_id INTEGER,
+    folder TEXT NOT NULL DEFAULT '',
+    manifest TEXT NOT NULL DEFAULT '{}', -- JSON: name, version, command (made absolute)
+    finished REAL
+);
+CREATE TABLE IF NOT EXISTS bots (
+    id INTEGER PRIMARY KEY,
+    participant_id INTEGER NOT NULL REFERENCES participants(id),
+    submission_id INTEGER,
+    name TEXT NOT NULL,
+    version TEXT NOT NULL,
+    command TEXT NOT NULL,             -- JSON list
+    folder TEXT NOT NULL,
+    status TEXT NOT NULL,              -- active | retired | disabled | suspended
+    reason TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0,
+    wins REAL NOT NULL DEFAULT 0,
+    points REAL NOT NULL DEFAULT 0,
+    rank_sum REAL NOT NULL DEFAULT 0,
+    faults INTEGER NOT NULL DEFAULT 0,
+    fault_streak INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS bots_participant ON bots(participant_id);
+CREATE INDEX IF NOT EXISTS bots_status ON bots(status);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: a discarded game's late replay cannot clash
+    status TEXT NOT NULL,              -- pending | done
+    seq INTEGER UNIQUE,                -- the order games were rated in
+    seats TEXT NOT NULL,               -- JSON list of bot ids
+    seed INTEGER NOT NULL,
+    created REAL NOT NULL,
+    finished REAL,
+    result TEXT,                       -- JSON: points, ranks, game_ranks, fault_counts, decisions, duration_s
+    faults TEXT,                       -- JSON list of faults (stderr tails are their owners' only)
+    replay TEXT,
+    sha256 TEXT,
+    signature TEXT
+);
+CREATE INDEX IF NOT EXISTS games_status ON games(status);
+CREATE TABLE IF NOT EXISTS game_seats (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    bot_id INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    points REAL NOT NULL,
+    faults INTEGER NOT NULL,
+    mu REAL NOT NULL,                  -- after this game
+    sigma REAL NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX IF NOT EXISTS game_seats_bot ON game_seats(bot_id, game_id);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class Database:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._writer = self._connect()
+        self._writer.executescript(SCHEMA)
+        self.generation = 0  # bumped by every write: the key of the API's cached answers
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        return conn
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction on the single writer connection."""
+        with self._lock:
+            self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._writer
+            except BaseException:
+                self._writer.execute("ROLLBACK")
+                raise
+            self._writer.execute("COMMIT")
+            self.generation += 1
+
+    def reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+        return conn
+
+    def one(self, sql: str, *args: Any) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.reader().execute(sql, args).fetchone()
+        return row
+
+    def all(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        return list(self.reader().execute(sql, args).fetchall())
+
+    def setting(self, key: str, default: str = "") -> str:
+        row = self.one("SELECT value FROM settings WHERE key = ?", key)
+        return default if row is None else str(row["value"])
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self.write() as conn:
+            conn.execute("INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                         (key, value))
+
+    def close(self) -> None:
+        with self._lock:
+            self._writer.close()
+
+
+def now() -> float:
+    return time.time()

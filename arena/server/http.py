@@ -1,0 +1,213 @@
+"""The HTTP edge shared by every route: JSON answers and errors, tokens, size and rate limits.
+
+Every answer is JSON (an error is `{"error": message}` with its status code); with `--no-sandbox` every
+answer carries the warning, in an `X-Arena-Warning` header and in the JSON body. A token comes as
+`Authorization: Bearer TOKEN`: none or an unknown one is 401, a valid one without the right is 403.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict, deque
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena.server.accounts import Participant, participant_by_token
+
+NO_SANDBOX_WARNING = "this server runs bots WITHOUT the sandbox (--no-sandbox): only for bots its organiser trusts"
+
+
+class ApiError(HTTPException):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(status, message, headers)
+
+
+def state(request: Request) -> Any:
+    return request.app.state.server
+
+
+class Cache:
+    """Public answers kept until the next write to the store (the ladder writes a few times a second;
+    the leaderboard and bot pages are read far more often)."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size, self.generation = size, -1
+        self.items: dict[tuple[Any, ...], bytes] = {}
+        self.lock = threading.Lock()
+
+    def get(self, generation: int, key: tuple[Any, ...]) -> bytes | None:
+        with self.lock:
+            if generation != self.generation:
+                self.items.clear()
+                self.generation = generation
+            return self.items.get(key)
+
+    def put(self, generation: int, key: tuple[Any, ...], value: bytes) -> None:
+        with self.lock:
+            if generation == self.generation and len(self.items) < self.size:
+                self.items[key] = value
+
+
+def cached(request: Request, key: tuple[Any, ...], make: Any) -> Response:
+    """`make()`'s JSON answer, from the cache while nothing was written since it was made."""
+    server = state(request)
+    generation = server.db.generation
+    body = server.cache.get(generation, key)
+    if body is None:
+        body = answer(request, make()).body
+        server.cache.put(generation, key, body)
+    return Response(body, media_type="application/json")
+
+
+def answer(request: Request, body: dict[str, Any], status: int = 200) -> JSONResponse:
+    server = state(request)
+    if server.warning:
+        body = {**body, "warning": server.warning}
+    return JSONResponse(body, status_code=status)
+
+
+async def error_handler(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+    headers = getattr(exc, "headers", None)
+    body: dict[str, Any] = {"error": detail, "status": status}
+    server = getattr(request.app.state, "server", None)
+    if server is not None and server.warning:
+        body["warning"] = server.warning
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def bearer(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "a token is needed: send the header 'Authorization: Bearer YOUR_TOKEN'",
+                       {"WWW-Authenticate": "Bearer"})
+    return token.strip()
+
+
+def participant(request: Request) -> Participant:
+    """The participant whose token came with the request (401 when none or unknown)."""
+    server = state(request)
+    token = bearer(request)
+    who = participant_by_token(server.db, token)
+    if who is None:
+        raise ApiError(401, "unknown token (ask the organiser for yours; it was shown once when you were added)",
+                       {"WWW-Authenticate": "Bearer"})
+    return who
+
+
+def optional_participant(request: Request) -> Participant | None:
+    if "authorization" not in request.headers:
+        return None
+    return participant(request)
+
+
+def admin(request: Request) -> None:
+    server = state(request)
+    token = bearer(request)
+    if server.is_admin(token):
+        return
+    if participant_by_token(server.db, token) is not None:
+        raise ApiError(403, "this is the organiser's action; a participant's token cannot do it")
+    raise ApiError(401, "unknown token", {"WWW-Authenticate": "Bearer"})
+
+
+def int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(400, f"query parameter {name!r} must be a whole number") from None
+    if not low <= value <= high:
+        raise ApiError(400, f"query parameter {name!r} must be between {low} and {high}")
+    return value
+
+
+def path_id(request: Request, name: str = "id") -> int:
+    value = request.path_params[name]
+    if not isinstance(value, int):
+        raise ApiError(400, f"{name} must be a whole number")
+    return value
+
+
+class RateLimit:
+    """At most `per_minute` events per key in any 60 s window."""
+
+    def __init__(self, per_minute: int, clock: Any = time.monotonic) -> None:
+        self.per_minute, self.clock = per_minute, clock
+        self.events: dict[int, deque[float]] = defaultdict(deque)
+        self.lock = threading.Lock()
+
+    def take(self, key: int) -> float:
+        """0 when allowed (and counted), else the seconds to wait."""
+        with self.lock:
+            now = float(self.clock())
+            window = self.events[key]
+            while window and window[0] <= now - 60.0:
+                window.popleft()
+            if len(window) >= self.per_minute:
+                return 60.0 - (now - window[0])
+            window.append(now)
+            return 0.0
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over `limit` bytes is refused with 413 before it is read whole."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length" and value.isdigit() and int(value) > self.limit:
+                await _too_large(self.limit, send)
+                return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise ApiError(413, f"the request is over {self.limit} bytes")
+            return message
+
+        await self.app(scope, limited, send)
+
+
+async def _too_large(limit: int, send: Send) -> None:
+    response = JSONResponse({"error": f"the request is over {limit} bytes (the server's max_request_kb)", "status": 413},
+                            status_code=413)
+    await response({"type": "http"}, _no_receive, send)
+
+
+async def _no_receive() -> Message:
+    return {"type": "http.disconnect"}
+
+
+class WarningHeader:
+    """ASGI middleware: with --no-sandbox, the warning rides on every answer's headers."""
+
+    def __init__(self, app: ASGIApp, warning: str) -> None:
+        self.app, self.warning = app, warning
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_warning(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-arena-warning", self.warning.encode())]
+            await send(message)
+
+        await self.app(scope, receive, with_warning if self.warning and scope["type"] == "http" else send)

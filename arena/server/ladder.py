@@ -1,0 +1,221 @@
+"""The ladder: a thread that keeps the executor busy with matchmade games and stores each as it ends.
+
+It plays on the tournament executor seam (`arena.tournament.executor.Executor`): a local worker pool,
+or a Dask cluster with `--cluster`. Workers know the entrants they were started with, so when a new
+bot version joins, the ladder lets the games in flight finish, restarts the executor with the new
+field and goes on (a submission is a rare event; a game lasts about a second). Disabled and suspended
+bots simply stop being drawn. Each finished game is signed and committed with its rating update in
+one transaction; games in flight when the server stops are discarded at the next start.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import sys
+import threading
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from arena.tournament.config.cluster import ClusterSpec
+from arena.jsonvalue import loads
+from arena.server import results
+from arena.server.config import ServerConfig
+from arena.server.db import Database
+from arena.server.matchmaker import Candidate, next_tables
+from arena.server.signing import sign_replay
+from arena.textsafe import clean
+from arena.tournament.config.tournament import LIMITS_KEYS, EntrantConfig, TournamentConfig, parse
+from arena.tournament.run.executor import Executor
+from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug, WorkerLost
+from arena.tournament.run.player import PlayerSetup
+from arena.tournament.run.local_pool import LocalPool
+from arena.stats.ratings import FastRater
+from arena.tournament.schedule.plan import ScheduledGame
+
+
+def _entrant(bot: Any, i: int) -> dict[str, Any]:
+    return {"name": f"bot{bot['id']}" + (f"-pad{i}" if i else ""), "command": loads(bot["command"]), "cwd": bot["folder"]}
+
+
+def tournament_config(config: ServerConfig, bots: list[Any], sandbox: bool) -> TournamentConfig:
+    """A `TournamentConfig` whose entrant i is bots[i], for the executor's workers."""
+    tc = config.time_control
+    base = {
+        "name": config.name, "game": config.game, "options": dict(config.options), "players": config.players,
+        "root": "/", "seed": config.ladder.seed, "sandbox": sandbox,
+        "time_control": {"decision_ms": tc.decision_ms, "bank_ms": tc.bank_ms, "increment_ms": tc.increment_ms,
+                         "startup_ms": tc.startup_ms},
+        "limits": {k: getattr(config.limits, k) for k in LIMITS_KEYS},
+        "output": {"store": str(config.data / "ladder-workers.sqlite"), "replays": str(config.replays)},
+    }
+    file = config.data / "ladder.yaml"  # never written: names the folder relative paths would use
+    entrants: list[EntrantConfig] = []
+    k = config.players
+    for start in range(0, len(bots), k):  # k at a time: one table each, so parsing stays cheap
+        group = [_entrant(b, 0) for b in bots[start:start + k]]
+        group += [_entrant(bots[j], 1 + j) for j in range(k - len(group))]
+        parsed = parse({**base, "entrants": group}, file)
+        entrants.extend(parsed.entrants[: len(bots[start:start + k])])
+    first = parse({**base, "entrants": [_entrant(b, 0) for b in bots[:k]]}, file)
+    return dataclasses.replace(first, entrants=tuple(entrants))
+
+
+class Ladder:
+    def __init__(self, db: Database, config: ServerConfig, sandbox: bool, key: Ed25519PrivateKey,
+                 cluster: ClusterSpec | None = None) -> None:
+        self.db, self.config, self.sandbox, self.key, self.cluster = db, config, sandbox, key, cluster
+        self.rng = random.Random(config.ladder.seed or None)
+        self.rater = FastRater(results.MODEL)
+        self.stopping = threading.Event()
+        self.wake = threading.Event()
+        self.executor: Executor | None = None
+        self.field: tuple[int, ...] = ()  # bot ids the executor's workers know, in entrant order
+        self.inflight: dict[int, GameTask] = {}
+        self.queued: deque[GameTask] = deque()  # reserved, waiting for room in the executor
+        self.played = 0
+        self.error: str | None = None
+        self.thread = threading.Thread(target=self._main, name="arena-ladder", daemon=True)
+
+    # --- control -------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        results.discard_pending(self.db, self.config.replays)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.wake.set()
+        self.thread.join(60.0)
+
+    def poke(self) -> None:
+        """Something changed (a bot joined, the ladder resumed): look again now."""
+        self.wake.set()
+
+    @property
+    def paused(self) -> bool:
+        return self.db.setting("paused", "0") == "1"
+
+    # --- the loop ------------------------------------------------------------------------------------
+
+    def _main(self) -> None:
+        try:
+            self._loop()
+        except Exception as exc:  # noqa: BLE001 - the API stays up and reports the ladder's failure
+            self.error = f"{type(exc).__name__}: {clean(exc, 500)}"
+            print(f"arena serve: the ladder stopped: {self.error}", file=sys.stderr, flush=True)
+        finally:
+            self._close(interrupted=True)
+
+    def _active(self) -> list[Any]:
+        return self.db.all("SELECT id, mu, sigma, games, command, folder FROM bots WHERE status = 'active' ORDER BY id")
+
+    def _loop(self) -> None:
+        while not self.stopping.is_set():
+            active = self._active()
+            ids = {int(b["id"]) for b in active}
+            if self.executor is not None and not ids <= set(self.field):
+                self._drain()  # a new bot: let the games in flight end, then restart with it
+                self._close(interrupted=False)
+            paused = self.paused
+            if self.executor is None and not paused and len(active) >= self.config.players:
+                self._open(active)
+            if self.executor is not None and not paused:
+                self._fill([b for b in active if int(b["id"]) in set(self.field)])
+            if self.inflight and self.executor is not None:
+                self._handle(self.executor.next_event())
+            else:
+                self.wake.wait(0.5)
+                self.wake.clear()
+
+    def _open(self, bots: list[Any]) -> None:
+        setup = PlayerSetup(tournament_config(self.config, bots, self.sandbox))
+        executor: Executor
+        if self.cluster is not None:
+            from arena.tournament.run.dask_pool import DaskExecutor
+
+            executor = DaskExecutor(self.cluster)
+        else:
+            executor = LocalPool(self.config.ladder.workers)
+        executor.start(setup)
+        self.executor, self.field = executor, tuple(int(b["id"]) for b in bots)
+
+    def _close(self, interrupted: bool) -> None:
+        executor, self.executor = self.executor, None
+        if executor is not None:
+            for event in executor.close(interrupted):
+                self._handle(event)
+        for game in [*self.inflight, *(t.index for t in self.queued)]:
+            self._discard(game)
+        self.queued.clear()
+
+    def _drain(self) -> None:
+        while self.inflight and self.executor is not None and not self.stopping.is_set():
+            self._handle(self.executor.next_event())
+
+    def _fill(self, bots: list[Any]) -> None:
+        assert self.executor is not None
+        busy: dict[int, int] = {}
+        for task in [*self.inflight.values(), *self.queued]:
+            for seat in task.game.seats:
+                busy[self.field[seat]] = busy.get(self.field[seat], 0) + 1
+        index = {bot: i for i, bot in enumerate(self.field)}
+        rules = self.config.ladder
+        while len(self.inflight) < self.executor.capacity:
+            if not self.queued:
+                candidates = [Candidate(int(b["id"]), float(b["mu"]), float(b["sigma"]),
+                                        int(b["games"]) + busy.get(int(b["id"]), 0)) for b in bots]
+                tables = next_tables(candidates, self.config.players, rules.min_games, rules.closeness, rules.duplicate,
+                                     self.rng)
+                if not tables:
+                    return
+                for r, table in enumerate(tables):
+                    game_id = results.reserve(self.db, table.seats, table.seed)
+                    game = ScheduledGame(index=game_id, round=0, table=0, rotation=r,
+                                         seats=tuple(index[b] for b in table.seats), seed=table.seed)
+                    self.queued.append(GameTask(game, key=str(game_id)))
+                    for b in table.seats:
+                        busy[b] = busy.get(b, 0) + 1
+            task = self.queued.popleft()
+            self.inflight[task.index] = task
+            self.executor.submit(task)
+
+    def _discard(self, game_id: int) -> None:
+        self.inflight.pop(game_id, None)
+        results.discard(self.db, game_id)
+        for path in self.config.replays.glob(f"{game_id:06d}-*"):
+            path.unlink(missing_ok=True)
+
+    def _handle(self, event: Event) -> None:
+        if isinstance(event, GameDone):
+            self._store(event)
+        elif isinstance(event, (GameFailed, WorkerBug)):
+            detail = event.message if isinstance(event, GameFailed) else event.traceback
+            print(f"arena serve: a ladder game was dropped: {clean(detail, 2000, keep_newlines=True)}", file=sys.stderr, flush=True)
+            if event.task is not None:
+                self._discard(event.task.index)
+        elif isinstance(event, WorkerLost):
+            print(f"arena serve: {event.worker} was lost ({event.detail}); its games are dropped", file=sys.stderr, flush=True)
+            for task in event.tasks:
+                self._discard(task.index)
+        elif isinstance(event, ClosingFaults):
+            for name, fault in event.faults:
+                print(f"arena serve: {name}: {fault.kind.value}: {clean(fault.detail, 300)}", file=sys.stderr, flush=True)
+
+    def _store(self, event: GameDone) -> None:
+        stored = event.stored
+        game_id = event.task.index
+        self.inflight.pop(game_id, None)
+        seats = [self.field[e] for e in stored.seats]
+        sha = signature = None
+        if stored.replay_path is not None:
+            record = sign_replay(self.key, Path(stored.replay_path), self.config.name, game_id,
+                                 {"points": list(stored.points), "ranks": list(stored.ranks), "bots": seats})
+            sha, signature = str(record["replay_sha256"]), str(record["signature"])
+        done = results.Finished(game_id, stored.points, stored.ranks, stored.game_ranks, stored.fault_counts, stored.faults,
+                                stored.decisions, stored.duration_s, stored.replay_path, sha, signature)
+        results.commit(self.db, done, self.config.ladder.fault_limit, self.rater)
+        self.played += 1

@@ -1,0 +1,119 @@
+"""Games in the server's store: reserving one, committing its result with the ratings it moves, and
+recomputing every rating from the stored games (the check that incremental rating never drifted).
+
+Ratings are TrueSkill through `arena.stats.ratings` (ties symmetric, as `arena standings`), one
+game at a time in the order games finished (`games.seq`); nothing re-rates the store per game. A
+seat with faults extends its bot's run of faulty games; `fault_limit` in a row suspends the bot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.jsonvalue import JSON, dumps, loads
+from arena.server.db import Database, now
+from arena.stats.ratings import FastRater, RatingModel, RatingOverflow
+
+MODEL = RatingModel()
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What the ladder learnt of one game (from the executor's `GameDone`)."""
+
+    game_id: int
+    points: tuple[float, ...]
+    ranks: tuple[int, ...]
+    game_ranks: tuple[int, ...]
+    fault_counts: tuple[int, ...]
+    faults: tuple[dict[str, JSON], ...]
+    decisions: int
+    duration_s: float
+    replay: str | None
+    sha256: str | None = None
+    signature: str | None = None
+
+
+def reserve(db: Database, seats: tuple[int, ...], seed: int) -> int:
+    """A pending game row; its id names the game (and its replay) from now on."""
+    with db.write() as conn:
+        cur = conn.execute("INSERT INTO games(status, seats, seed, created) VALUES('pending', ?, ?, ?)",
+                           (dumps(list(seats)).decode(), seed, now()))
+        return int(cur.lastrowid or 0)
+
+
+def discard(db: Database, game_id: int) -> None:
+    with db.write() as conn:
+        conn.execute("DELETE FROM games WHERE id = ? AND status = 'pending'", (game_id,))
+
+
+def discard_pending(db: Database, replays: Path) -> int:
+    """At start: games in flight when the server stopped are dropped with any partial replay."""
+    rows = db.all("SELECT id FROM games WHERE status = 'pending'")
+    for row in rows:
+        for path in replays.glob(f"{int(row['id']):06d}-*"):
+            path.unlink(missing_ok=True)
+    with db.write() as conn:
+        conn.execute("DELETE FROM games WHERE status = 'pending'")
+    return len(rows)
+
+
+def commit(db: Database, done: Finished, fault_limit: int, rater: FastRater) -> list[int]:
+    """Store a finished game and move its bots' ratings, in one transaction; returns bots suspended."""
+    suspended: list[int] = []
+    with db.write() as conn:
+        row = conn.execute("SELECT seats, status FROM games WHERE id = ?", (done.game_id,)).fetchone()
+        if row is None or row["status"] != "pending":
+            return []  # discarded, or already stored: never twice
+        seats: list[int] = loads(row["seats"])
+        bots = {r["id"]: r for r in conn.execute(
+            f"SELECT id, mu, sigma, fault_streak, status FROM bots WHERE id IN ({','.join('?' * len(seats))})", seats)}
+        priors = [(float(bots[b]["mu"]), float(bots[b]["sigma"])) for b in seats]
+        try:
+            post = rater.rate(priors, done.ranks)
+        except RatingOverflow:
+            post = priors
+        seq = int(conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM games").fetchone()[0])
+        result = {"points": list(done.points), "ranks": list(done.ranks), "game_ranks": list(done.game_ranks),
+                  "fault_counts": list(done.fault_counts), "decisions": done.decisions, "duration_s": done.duration_s}
+        conn.execute("UPDATE games SET status = 'done', seq = ?, finished = ?, result = ?, faults = ?, replay = ?, "
+                     "sha256 = ?, signature = ? WHERE id = ?",
+                     (seq, now(), dumps(result).decode(), dumps(list(done.faults)).decode(), done.replay, done.sha256,
+                      done.signature, done.game_id))
+        winners = sum(1 for r in done.ranks if r == 1)
+        for s, bot in enumerate(seats):
+            mu, sigma = post[s]
+            faulty = done.fault_counts[s] > 0
+            streak = int(bots[bot]["fault_streak"]) + 1 if faulty else 0
+            conn.execute("INSERT INTO game_seats(game_id, seat, bot_id, rank, points, faults, mu, sigma) VALUES(?,?,?,?,?,?,?,?)",
+                         (done.game_id, s, bot, done.ranks[s], done.points[s], done.fault_counts[s], mu, sigma))
+            conn.execute("UPDATE bots SET mu = ?, sigma = ?, games = games + 1, wins = wins + ?, points = points + ?, "
+                         "rank_sum = rank_sum + ?, faults = faults + ?, fault_streak = ? WHERE id = ?",
+                         (mu, sigma, (1.0 / winners) if done.ranks[s] == 1 else 0.0, done.points[s], done.ranks[s],
+                          done.fault_counts[s], streak, bot))
+            if faulty and streak >= fault_limit and bots[bot]["status"] == "active":
+                kinds = ", ".join(sorted({str(f.get("kind")) for f in done.faults if f.get("seat") == s}))
+                reason = (f"suspended after {streak} games in a row with faults; the last, game {done.game_id}: {kinds} "
+                          "(its faults and stderr are on your bot's page; submit a fixed version)")
+                conn.execute("UPDATE bots SET status = 'suspended', reason = ? WHERE id = ?", (reason, bot))
+                suspended.append(bot)
+    return suspended
+
+
+def recompute(db: Database) -> dict[int, tuple[float, float, int]]:
+    """Every bot's (mu, sigma, games) rated afresh from the stored games in their order."""
+    rater = FastRater(MODEL)
+    ratings: dict[int, tuple[float, float, int]] = {int(r["id"]): (MODEL.mu, MODEL.sigma, 0) for r in db.all("SELECT id FROM bots")}
+    for row in db.all("SELECT seats, result FROM games WHERE status = 'done' ORDER BY seq"):
+        seats: list[int] = loads(row["seats"])
+        result: Any = loads(row["result"])
+        priors = [ratings[b][:2] for b in seats]
+        try:
+            post = rater.rate(priors, result["ranks"])
+        except RatingOverflow:
+            post = list(priors)
+        for s, bot in enumerate(seats):
+            ratings[bot] = (post[s][0], post[s][1], ratings[bot][2] + 1)
+    return ratings

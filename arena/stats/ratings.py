@@ -1,0 +1,247 @@
+"""Ratings of a tournament's games, rated one by one in schedule order, and the leaderboard.
+
+Pure: no I/O. The store feeds games in schedule order, so a rating never depends on how many games ran at
+once or on the order they finished in. The TrueSkill update of one game is `arena.stats.kernel`;
+this module keeps the running totals (`RatingBook`), the order (`OrderedRatings`) and the leaderboard.
+Where a game's upset is beyond double precision, it still counts in the totals but leaves the ratings
+as they were (`RatingBook.unrated`).
+
+Why tau defaults to 0: bots do not learn during a tournament, so there is no skill drift to model, and
+with tau = 0 a game can never make anyone's sigma grow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from arena.jsonvalue import JSON
+from arena.results.stored import RatedGame
+from arena.stats.kernel import FastRater, RatingModel, RatingOverflow
+
+__all__ = [
+    "EntrantStats",
+    "FastRater",
+    "OrderedRatings",
+    "RatedGame",
+    "RatingBook",
+    "RatingModel",
+    "RatingOverflow",
+    "Standing",
+    "leaderboard",
+]
+
+
+# --- the standings ------------------------------------------------------------------------------------
+
+
+@dataclass
+class EntrantStats:
+    """One entrant's rating and running totals; `wins` counts a win shared by m seats as 1/m."""
+
+    mu: float
+    sigma: float
+    games: int = 0
+    seats: int = 0
+    wins: float = 0.0
+    points: float = 0.0
+    rank_sum: float = 0.0
+    faults: int = 0
+
+    def to_json(self) -> list[JSON]:
+        return [self.mu, self.sigma, self.games, self.seats, self.wins, self.points, self.rank_sum, self.faults]
+
+    @classmethod
+    def from_json(cls, row: Sequence[JSON]) -> "EntrantStats":
+        mu, sigma, games, seats, wins, points, rank_sum, faults = row
+        return cls(float(mu), float(sigma), int(games), int(seats), float(wins), float(points), float(rank_sum), int(faults))
+
+
+@dataclass
+class RatingBook:
+    """Ratings and totals after some games; `apply` must be called in schedule order."""
+
+    model: RatingModel
+    entrants: list[EntrantStats]
+    rated: int = 0  # games applied
+    unrated: int = 0  # games whose upset was beyond double precision: counted in totals, ratings kept
+    last_index: int = -1
+    _rater: FastRater | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def new(cls, model: RatingModel, num_entrants: int) -> "RatingBook":
+        return cls(model, [EntrantStats(model.mu, model.sigma) for _ in range(num_entrants)])
+
+    def rater(self) -> FastRater:
+        if self._rater is None:
+            self._rater = FastRater(self.model)
+        return self._rater
+
+    def apply(self, game: RatedGame) -> None:
+        if game.index <= self.last_index:
+            raise ValueError(f"game {game.index} rated after game {self.last_index}: ratings must follow schedule order")
+        self.last_index = game.index
+        self.rated += 1
+        entrants = self.entrants
+        seats = game.seats
+        ranks = game.ranks
+        winners = sum(1 for r in ranks if r == 1)
+        for s, e in enumerate(seats):
+            st = entrants[e]
+            st.seats += 1
+            st.points += game.points[s]
+            st.rank_sum += ranks[s]
+            st.faults += game.faults[s]
+            if ranks[s] == 1:
+                st.wins += 1.0 / winners
+        for e in set(seats):
+            entrants[e].games += 1
+        priors = [(entrants[e].mu, entrants[e].sigma) for e in seats]
+        try:
+            post = self.rater().rate(priors, ranks)
+        except RatingOverflow:
+            self.unrated += 1
+            return
+        if len(set(seats)) == len(seats):
+            for s, e in enumerate(seats):
+                entrants[e].mu, entrants[e].sigma = post[s]
+            return
+        # An entrant filling several seats (`fill: cycle`): each seat was rated as a copy of it with
+        # the same prior; the entrant takes the mean of its copies' posteriors.
+        for e in set(seats):
+            mine = [post[s] for s, x in enumerate(seats) if x == e]
+            entrants[e].mu = sum(p[0] for p in mine) / len(mine)
+            entrants[e].sigma = sum(p[1] for p in mine) / len(mine)
+
+    def apply_all(self, games: Iterable[RatedGame]) -> None:
+        for g in games:
+            self.apply(g)
+
+    def copy(self) -> "RatingBook":
+        return RatingBook(
+            self.model,
+            [EntrantStats(**vars(e)) for e in self.entrants],
+            self.rated,
+            self.unrated,
+            self.last_index,
+            self._rater,
+        )
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "model": self.model.to_json(),
+            "entrants": [e.to_json() for e in self.entrants],
+            "rated": self.rated,
+            "unrated": self.unrated,
+            "last_index": self.last_index,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, JSON]) -> "RatingBook":
+        model = RatingModel(**data["model"])
+        return cls(
+            model,
+            [EntrantStats.from_json(row) for row in data["entrants"]],
+            int(data["rated"]),
+            int(data["unrated"]),
+            int(data["last_index"]),
+        )
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One line of the leaderboard."""
+
+    place: int
+    name: str
+    score: float  # mu - 3 sigma: the rating we are fairly sure the entrant has at least
+    mu: float
+    sigma: float
+    games: int
+    wins: float
+    avg_points: float | None
+    avg_rank: float | None
+    faults: int
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "place": self.place,
+            "name": self.name,
+            "score": self.score,
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "games": self.games,
+            "wins": self.wins,
+            "avg_points": self.avg_points,
+            "avg_rank": self.avg_rank,
+            "faults": self.faults,
+        }
+
+
+def leaderboard(book: RatingBook, names: Sequence[str]) -> list[Standing]:
+    """Entrants by mu - 3 sigma, best first; equal scores share a place, listed by name."""
+    rows = []
+    for name, st in zip(names, book.entrants):
+        rows.append(
+            (
+                st.mu - 3 * st.sigma,
+                name,
+                st,
+            )
+        )
+    rows.sort(key=lambda r: (-round(r[0], 9), r[1]))
+    out: list[Standing] = []
+    for i, (score, name, st) in enumerate(rows):
+        place = out[-1].place if out and round(out[-1].score, 9) == round(score, 9) else i + 1
+        out.append(
+            Standing(
+                place=place,
+                name=name,
+                score=score,
+                mu=st.mu,
+                sigma=st.sigma,
+                games=st.games,
+                wins=st.wins,
+                avg_points=st.points / st.seats if st.seats else None,
+                avg_rank=st.rank_sum / st.seats if st.seats else None,
+                faults=st.faults,
+            )
+        )
+    return out
+
+
+class OrderedRatings:
+    """Rates games that arrive in any order as if they came in schedule order.
+
+    `prefix` holds the ratings after every game 0..P-1 with no gap: final, since no game below P can
+    still arrive. Games above a gap wait in `pending`; `current()` rates them on a copy, so a
+    leaderboard shown mid-run is exactly what the store would give for the same games.
+    """
+
+    def __init__(self, prefix: RatingBook) -> None:
+        self.prefix = prefix
+        self.pending: dict[int, RatedGame] = {}
+
+    def add(self, game: RatedGame) -> None:
+        nxt = self.prefix.last_index + 1
+        if game.index < nxt or game.index in self.pending:
+            raise ValueError(f"game {game.index} was already rated")
+        if game.index != nxt:
+            self.pending[game.index] = game
+            return
+        self.prefix.apply(game)
+        nxt += 1
+        while nxt in self.pending:
+            self.prefix.apply(self.pending.pop(nxt))
+            nxt += 1
+
+    def add_all(self, games: Iterable[RatedGame]) -> None:
+        for g in games:
+            self.add(g)
+
+    def current(self) -> RatingBook:
+        if not self.pending:
+            return self.prefix
+        book = self.prefix.copy()
+        book.apply_all(self.pending[i] for i in sorted(self.pending))
+        return book

@@ -1,0 +1,315 @@
+"""How sure are the standings: bootstrap intervals over deal blocks. Pure: no I/O, seeded.
+
+The unit of resampling is a *deal block*: every game of one deal (its seed and the entrants at its
+table), i.e. one deal played under all its seatings. A deal is identified by what it is, not by where
+the schedule put it, so a store grown by a new entrant keeps its old deals apart from the new ones.
+Resampling whole blocks keeps what duplicate play balances (each entrant met those cards in every seat)
+inside every resample. Blocks are resampled within their table, i.e. the set of entrants at it (a
+stratified bootstrap), so every resample keeps the schedule's balance of who meets whom.
+
+For every entrant: a percentile interval of its average rank (every resample, vectorised with numpy)
+and of its TrueSkill mu, re-rated from scratch in schedule order on each of `rating_resamples`
+resamples (exact, the same ratings as the standings; re-rating costs about as much as rating the store
+once per resample, so it gets its own, smaller, number of resamples).
+
+Few deals make a percentile bootstrap too narrow: its variance is smaller by df / n for an entrant in
+n deal blocks at T tables (df = n - T), and it uses normal rather than Student quantiles. So each
+entrant's interval is widened about its estimate by sqrt(n / df) * t(df) / z, from its own deals (a
+late joiner's few deals widen its interval, not everyone's), then clipped to the ranks a seat can
+have (1..seats). An entrant with df < MIN_DF gets no interval, and says so: with so few deals the
+widened interval would span every rank.
+
+P(ahead of next): "next" is the next entrant by average rank, the quantity the intervals are about;
+the probability that its true average rank is better is Student's t distribution function at
+d / se, where d is the pair's difference in average rank and se the bootstrap standard deviation of
+that difference widened by sqrt(n / df) as above (n, df: the deal blocks either entrant played).
+
+Reproducible: the resamples depend only on the games, the seed and the options (numpy's PCG64 stream
+for a given seed is fixed by NEP 19; `Generator.integers` has been stable across numpy releases).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Protocol, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from arena.jsonvalue import JSON
+from arena.stats import tdist
+from arena.stats.ratings import RatedGame, RatingBook, RatingModel
+
+Matrix = npt.NDArray[np.float64]
+RATING_BUDGET = 200_000  # rated games per estimate for the rating intervals (about 8 s on one core)
+
+
+class GameLike(Protocol):
+    """What the bootstrap needs of a stored game (arena.results.store.StoredGame has it)."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def round(self) -> int: ...
+
+    @property
+    def table(self) -> int: ...
+
+    @property
+    def seats(self) -> tuple[int, ...]: ...
+
+    @property
+    def ranks(self) -> tuple[int, ...]: ...
+
+
+class DealGame(GameLike, Protocol):
+    """A game with its deal seed: what identifies its deal (with the entrants at its table)."""
+
+    @property
+    def seed(self) -> int: ...
+
+
+def deal_of(game: DealGame) -> tuple[int, tuple[int, ...]]:
+    """A deal's identity: its seed and the entrants at its table, not its place in the schedule."""
+    return game.seed, tuple(sorted(game.seats))
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """The games grouped into deal blocks, with per-block rank sums and seat counts per entrant."""
+
+    entrants: int
+    keys: tuple[tuple[int, tuple[int, ...]], ...]  # the deal of each block (`deal_of`), in schedule order
+    strata: tuple[int, ...]  # the table (entrants at it) of each block, numbered: resampled within it
+    rank_sum: Matrix  # blocks x entrants
+    seat_count: Matrix  # blocks x entrants
+    games: tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...]  # per block: (seats, ranks)
+
+    @property
+    def size(self) -> int:
+        return len(self.keys)
+
+
+def deal_blocks(games: Sequence[DealGame], entrants: int) -> Blocks:
+    """Group games by deal (`deal_of`), blocks in the schedule order of their first game."""
+    grouped: dict[tuple[int, tuple[int, ...]], list[DealGame]] = {}
+    for g in sorted(games, key=lambda g: g.index):
+        grouped.setdefault(deal_of(g), []).append(g)
+    keys = tuple(grouped)
+    tables = {t: i for i, t in enumerate(sorted({k[1] for k in keys}))}
+    rank_sum = np.zeros((len(keys), entrants))
+    seat_count = np.zeros((len(keys), entrants))
+    block_games = []
+    for b, key in enumerate(keys):
+        for g in grouped[key]:
+            for e, r in zip(g.seats, g.ranks):
+                rank_sum[b, e] += r
+                seat_count[b, e] += 1
+        block_games.append(tuple((tuple(g.seats), tuple(g.ranks)) for g in grouped[key]))
+    return Blocks(entrants, keys, tuple(tables[k[1]] for k in keys), rank_sum, seat_count, tuple(block_games))
+
+
+def resample_counts(blocks: Blocks, resamples: int, seed: int) -> npt.NDArray[np.int64]:
+    """resamples x blocks: how often each block is drawn, drawing as many blocks as each table has."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    counts = np.zeros((resamples, blocks.size), dtype=np.int64)
+    strata = np.asarray(blocks.strata)
+    rows = np.arange(resamples)[:, None]
+    for table in sorted(set(blocks.strata)):
+        members = np.flatnonzero(strata == table)
+        draws = members[rng.integers(0, len(members), size=(resamples, len(members)))]
+        np.add.at(counts, (np.broadcast_to(rows, draws.shape), draws), 1)
+    return counts
+
+
+def average_ranks(blocks: Blocks, counts: npt.NDArray[np.int64]) -> Matrix:
+    """resamples x entrants: average rank per seat played in each resample (nan: never seated)."""
+    w = counts.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: Matrix = (w @ blocks.rank_sum) / (w @ blocks.seat_count)
+    return out
+
+
+def rerated_mu(blocks: Blocks, counts: npt.NDArray[np.int64], model: RatingModel) -> Matrix:
+    """resamples x entrants: TrueSkill mu after rating each resample's games in schedule order."""
+    out = np.zeros((counts.shape[0], blocks.entrants))
+    for i, row in enumerate(counts):
+        book = RatingBook.new(model, blocks.entrants)
+        index = 0
+        for b in range(len(row)):  # in schedule order: the order of the blocks
+            for _ in range(int(row[b])):
+                for seats, ranks in blocks.games[b]:
+                    book.apply(RatedGame(index, seats, ranks, (0.0,) * len(seats), (0,) * len(seats)))
+                    index += 1
+        out[i] = [st.mu for st in book.entrants]
+    return out
+
+
+def point_mu(blocks: Blocks, model: RatingModel) -> list[float]:
+    """mu of every entrant from the games as played (each block once, in schedule order)."""
+    return [float(v) for v in rerated_mu(blocks, np.ones((1, blocks.size), dtype=np.int64), model)[0]]
+
+
+@dataclass(frozen=True)
+class Interval:
+    estimate: float
+    low: float
+    high: float
+
+    def to_json(self) -> list[JSON]:
+        return [self.estimate, self.low, self.high]
+
+
+@dataclass(frozen=True)
+class EntrantUncertainty:
+    entrant: int
+    avg_rank: Interval | None  # None: never played, or too few deals (`why`)
+    rating: Interval | None  # TrueSkill mu; None when rating resamples are off or too few deals
+    p_ahead: float | None = None  # P(its true average rank is better than `next`'s); None for the last
+    next: int | None = None  # the next entrant by average rank
+    why: str = ""  # why there is no interval
+
+
+@dataclass(frozen=True)
+class Uncertainty:
+    confidence: float
+    resamples: int
+    rating_resamples: int
+    seed: int
+    blocks: int
+    entrants: tuple[EntrantUncertainty, ...]  # by entrant index
+    note: str = ""  # why there are no intervals, if there are none
+    order: tuple[int, ...] = ()  # entrants by average rank, best first (the order `next` follows)
+
+
+MIN_DF = 3  # deal blocks minus tables an entrant needs for an interval (e.g. 4 deals at one table)
+
+
+def _percentiles(samples: Matrix, confidence: float) -> tuple[Matrix, Matrix]:
+    lo_q, hi_q = (1 - confidence) / 2, (1 + confidence) / 2
+    with warnings.catch_warnings():  # an entrant absent from every resample: nan, reported as no interval
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanquantile(samples, lo_q, axis=0), np.nanquantile(samples, hi_q, axis=0)
+
+
+def small_sample_factor(units: int, confidence: float, df: int | None = None) -> float:
+    """How much to widen a percentile interval drawn from `units` deal blocks with `df` degrees of
+    freedom (units minus tables; default units - 1, one table): sqrt(units / df) * t(df) / z."""
+    df = units - 1 if df is None else df
+    if df < 1:
+        return math.inf
+    q = (1 + confidence) / 2
+    return math.sqrt(units / df) * tdist.quantile(q, df) / NormalDist().inv_cdf(q)
+
+
+def _interval(point: float, low: float, high: float, factor: float, bounds: tuple[float, float] | None = None) -> Interval:
+    lo, hi = point - factor * (point - low), point + factor * (high - point)
+    if bounds is not None:
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+    return Interval(point, lo, hi)
+
+
+def _units(blocks: Blocks, members: npt.NDArray[np.bool_]) -> tuple[int, int]:
+    """(deal blocks, degrees of freedom = blocks - tables) among the blocks flagged in `members`."""
+    n = int(members.sum())
+    tables = len({blocks.strata[b] for b in np.flatnonzero(members)})
+    return n, n - tables
+
+
+def p_ahead(ranks: Matrix, a: int, b: int, point: tuple[float, float] | None = None, units: tuple[int, int] | None = None) -> float:
+    """P(a's true average rank is better than b's). With `point` (a's and b's average ranks as played)
+    and `units` (deal blocks and degrees of freedom of the pair): Student's t at d / se, se the
+    bootstrap spread of the difference widened by sqrt(n / df). Without: the share of resamples in
+    which a is better (ties count half), which is overconfident with few deals."""
+    x, y = ranks[:, a], ranks[:, b]
+    ok = ~(np.isnan(x) | np.isnan(y))
+    if not ok.any():
+        return 0.5
+    if point is None or units is None:
+        return float(np.mean((x[ok] < y[ok]) + 0.5 * (x[ok] == y[ok])))
+    n, df = units
+    d = point[1] - point[0]
+    se = float(np.std(y[ok] - x[ok], ddof=1)) * math.sqrt(n / df) if ok.sum() > 1 else 0.0
+    if se <= 1e-12:
+        # no spread in any resample: as sure as df sign flips allow (see the stop rule), no surer
+        return 0.5 if d == 0 else (1 - 0.5**df if d > 0 else 0.5**df)
+    t = d / se
+    tail = tdist.two_sided_p(t, df) / 2
+    return 1 - tail if t >= 0 else tail
+
+
+def estimate(
+    games: Sequence[DealGame],
+    entrants: int,
+    order: Sequence[int] | None = None,
+    *,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    rating_resamples: int = 100,
+    rating_budget: int = RATING_BUDGET,
+    seed: int = 0,
+    model: RatingModel = RatingModel(),
+) -> Uncertainty:
+    """Intervals for every entrant; `order` (best first, e.g. the standings) breaks ties of average rank
+    when finding who is "next".
+
+    Re-rating is capped at `rating_budget` rated games in all (about 40 us each): a big store gets fewer
+    rating resamples, none if fewer than 20 would fit (the note says so); the result says how many.
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1 (exclusive), got {confidence}")
+    if resamples < 1 or rating_resamples < 0:
+        raise ValueError("resamples must be at least 1 and rating resamples at least 0")
+    blocks = deal_blocks(games, entrants)
+    played = blocks.seat_count.sum(axis=0)
+    present = blocks.seat_count > 0  # blocks x entrants
+    units = [_units(blocks, present[:, e]) for e in range(entrants)]
+    if all(df < MIN_DF for _, df in units):
+        empty = tuple(EntrantUncertainty(e, None, None) for e in range(entrants))
+        note = f"no intervals yet: an entrant needs {MIN_DF + 1} deals at a table (or {MIN_DF} more deals than tables) for one"
+        return Uncertainty(confidence, resamples, rating_resamples, seed, blocks.size, empty, note)
+    rating_note = ""
+    if rating_resamples:
+        rating_resamples = min(rating_resamples, rating_budget // max(1, len(games)))
+        if rating_resamples < 20:
+            rating_resamples = 0
+            rating_note = f"no mu intervals: re-rating {len(games)} games 20 times would take over {rating_budget} ratings"
+    counts = resample_counts(blocks, max(resamples, rating_resamples), seed)
+    ranks = average_ranks(blocks, counts[:resamples])
+    r_lo, r_hi = _percentiles(ranks, confidence)
+    r_point = blocks.rank_sum.sum(axis=0) / np.where(played > 0, played, 1)
+    mu_lo = mu_hi = None
+    mu_point: list[float] = []
+    if rating_resamples:
+        mus = rerated_mu(blocks, counts[:rating_resamples], model)
+        mu_lo, mu_hi = _percentiles(mus, confidence)
+        mu_point = point_mu(blocks, model)
+    seats = max((len(g.seats) for g in games), default=1)
+    tiebreak = {e: i for i, e in enumerate(order)} if order is not None else {}
+    by_rank = sorted((e for e in range(entrants) if played[e]), key=lambda e: (float(r_point[e]), tiebreak.get(e, e), e))
+    nxt = dict(zip(by_rank, by_rank[1:]))
+    out = []
+    for e in range(entrants):
+        n, df = units[e]
+        if not played[e]:
+            out.append(EntrantUncertainty(e, None, None, why="never played"))
+            continue
+        if df < MIN_DF:
+            why = f"too few deals for an interval ({n} deal(s) at {n - df} table(s); needs {MIN_DF} more deals than tables)"
+            out.append(EntrantUncertainty(e, None, None, why=why))
+            continue
+        factor = small_sample_factor(n, confidence, df)
+        rank_iv = _interval(float(r_point[e]), float(r_lo[e]), float(r_hi[e]), factor, (1.0, float(seats)))
+        mu_iv = _interval(mu_point[e], float(mu_lo[e]), float(mu_hi[e]), factor) if mu_lo is not None and mu_hi is not None else None
+        pa: float | None = None
+        b = nxt.get(e)
+        if b is not None:
+            pair_units = _units(blocks, present[:, e] | present[:, b])
+            if units[b][1] >= MIN_DF:
+                pa = p_ahead(ranks, e, b, (float(r_point[e]), float(r_point[b])), pair_units)
+        out.append(EntrantUncertainty(e, rank_iv, mu_iv, pa, b))
+    return Uncertainty(confidence, resamples, rating_resamples, seed, blocks.size, tuple(out), rating_note, tuple(by_rank))

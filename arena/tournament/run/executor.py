@@ -1,0 +1,79 @@
+"""The seam between the coordinator and whatever plays the games.
+
+The coordinator (`runner`) owns the schedule, the store and resuming: it submits `GameTask`s and reads
+back events (`messages.Event`). An `Executor` owns where games are played and the bots' processes:
+`InlineExecutor` plays them in this process (-j 1), `pool.LocalPool` in worker processes on this
+machine, and a cluster executor (Dask) can do the same on many. An executor reports a worker it lost
+with the tasks it held (`WorkerLost`), and the coordinator decides to play them again.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections import deque
+from typing import Protocol
+
+from arena.errors import ArenaError
+from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug
+from arena.tournament.run.player import GamePlayer, PlayerSetup
+from arena.tournament.run.signals import uninterrupted
+
+
+class Executor(Protocol):
+    """Plays game tasks somewhere; used as: start, (submit | next_event)*, close."""
+
+    @property
+    def capacity(self) -> int:
+        """How many tasks it takes in flight at once (for a pool: workers x prefetch)."""
+
+    def start(self, setup: PlayerSetup) -> None:
+        """Get ready to play games of this tournament (start workers, connect to a cluster)."""
+
+    def submit(self, task: GameTask) -> None:
+        """Queue one task; called only while fewer than `capacity` tasks are in flight."""
+
+    def next_event(self) -> Event:
+        """Block until something happens to a task or a worker; called only with tasks in flight."""
+
+    def close(self, interrupted: bool) -> list[Event]:
+        """Stop every worker and close every bot; `interrupted` abandons the games in progress.
+        Returns what was still reported: games finished in the meantime, faults found closing bots."""
+
+
+class InlineExecutor:
+    """Plays each task in this process when its event is asked for: no workers, nothing to lose."""
+
+    capacity = 1
+
+    def __init__(self) -> None:
+        self.player: GamePlayer | None = None
+        self.queue: deque[GameTask] = deque()
+
+    def start(self, setup: PlayerSetup) -> None:
+        self.player = GamePlayer(setup)
+
+    def submit(self, task: GameTask) -> None:
+        self.queue.append(task)
+
+    def next_event(self) -> Event:
+        if self.player is None:
+            raise RuntimeError("InlineExecutor.start was not called")
+        task = self.queue.popleft()
+        try:
+            return GameDone(task, self.player.play(task))
+        except ArenaError as exc:
+            return GameFailed(task, str(exc))
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception:  # noqa: BLE001 - a bug in arena: reported as the pool reports it
+            return WorkerBug(task, traceback.format_exc())
+
+    def close(self, interrupted: bool) -> list[Event]:
+        self.queue.clear()
+        if self.player is None:
+            return []
+        with uninterrupted():
+            self.player.close()
+        faults = tuple(self.player.bot_faults)
+        self.player.bot_faults.clear()
+        return [ClosingFaults(faults)] if faults else []

@@ -1,0 +1,98 @@
+"""`arena match` as a user runs it: whole processes, real sample bots."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ARENA = [str(Path(sys.executable).parent / "arena")]
+BOTS = REPO / "sample_bots" / "python"
+HEURISTIC = {"kododo": "kododo_heuristic.py", "kolpa": "kolpa_heuristic.py", "kodama-duo": "kodama_duo_heuristic.py"}
+CASES = [("kododo", n) for n in range(2, 6)] + [("kolpa", n) for n in range(2, 7)] + [("kodama-duo", 2)]
+
+
+def match(cwd: Path, *args: str, timeout: float = 600) -> tuple[int, dict, str]:
+    proc = subprocess.run([*ARENA, "match", *args, "--json", "-j", "2"], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    out = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    return proc.returncode, out, proc.stderr
+
+
+@pytest.mark.parametrize("game,players", CASES)
+def test_the_heuristic_beats_random_early_at_every_player_count(tmp_path: Path, game: str, players: int) -> None:
+    bounds = "elo0=0 elo1=50" if players == 2 else "rank0=0 rank1=0.5"
+    code, out, err = match(tmp_path, game, f"python3 {BOTS / HEURISTIC[game]}", f"python3 {BOTS / 'random_bot.py'} 3",
+                           "--players", str(players), "--games", "160", "--sprt", bounds, "--no-sandbox")
+    assert code == 0, err
+    assert out["verdict"] == "better" and out["games"] < 160 and out["players"] == players
+    assert out["faults"] == {"new": 0, "old": 0}
+    if players == 2:
+        assert out["elo"]["score"] > 0.8
+    else:
+        assert out["rank_difference"]["mean"] > 0.5 and out["share"]["better"] > 0.5
+
+
+@pytest.mark.parametrize("game,players,seed", [("kododo", 2, 1), ("kododo", 3, 2), ("kolpa", 4, 3)])
+def test_identical_random_bots_are_not_declared_better(tmp_path: Path, game: str, players: int, seed: int) -> None:
+    code, out, err = match(tmp_path, game, f"python3 {BOTS / 'random_bot.py'} 11", f"python3 {BOTS / 'random_bot.py'} 12",
+                           "--players", str(players), "--games", "120", "--seed", str(seed), "--no-sandbox")
+    assert code in (1, 3), err  # H0, or undecided at MAX: never "better"
+    assert out["verdict"] in ("not-better", "undecided")
+
+
+def test_a_crashing_bot_is_faulted_and_the_match_concludes(tmp_path: Path) -> None:
+    crash = Path(__file__).parent / "bots" / "crash_bot.py"
+    code, out, err = match(tmp_path, "kododo", f"python3 {crash}", f"python3 {BOTS / 'random_bot.py'} 3", "--games", "100")
+    assert code == 1, err
+    assert out["verdict"] == "not-better" and out["faults"]["new"] == out["games"] > 0 and out["faults"]["old"] == 0
+    assert out["elo"]["score"] == 0
+
+
+def test_json_verdicts_and_exit_statuses(tmp_path: Path) -> None:
+    new, old = f"python3 {BOTS / 'kododo_heuristic.py'}", f"python3 {BOTS / 'random_bot.py'} 3"
+    code, out, _ = match(tmp_path, "kododo", old, new, "--games", "100", "--no-sandbox")
+    assert (code, out["verdict"]) == (1, "not-better")
+    code, out, _ = match(tmp_path, "kododo", new, old, "--games", "4", "--no-sandbox", "--sprt", "elo0=0 elo1=5")
+    assert (code, out["verdict"], out["games"]) == (3, "undecided", 4)
+    proc = subprocess.run([*ARENA, "match", "kododo", new, old, "--sprt", "elo0=5 elo1=1"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 2 and "elo0 must be below elo1" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _stored(store: Path) -> int:
+    try:
+        with sqlite3.connect(store) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_sigkill_then_the_same_command_gives_the_same_verdict_and_counts(tmp_path: Path) -> None:
+    args = ["kolpa", f"python3 {BOTS / 'kolpa_heuristic.py'}", f"python3 {BOTS / 'random_bot.py'} 3", "--players", "3",
+            "--games", "200", "--sprt", "rank0=0 rank1=0.5", "--json", "-q", "-j", "2"]
+    killed, whole = tmp_path / "killed", tmp_path / "whole"
+    killed.mkdir(), whole.mkdir()
+    proc = subprocess.Popen([*ARENA, "match", *args], cwd=killed, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    stores = lambda: list((killed / "out").glob("match-*.sqlite")) if (killed / "out").is_dir() else []  # noqa: E731
+    deadline = time.monotonic() + 120
+    while not (stores() and _stored(stores()[0]) >= 4):
+        assert proc.poll() is None, proc.communicate()[1].decode()
+        assert time.monotonic() < deadline, "no games stored"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    at_kill = _stored(stores()[0])
+    resumed = subprocess.run([*ARENA, "match", *args], cwd=killed, capture_output=True, text=True, timeout=600)
+    fresh = subprocess.run([*ARENA, "match", *args[:-2], "-j", "1"], cwd=whole, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == fresh.returncode == 0, resumed.stderr + fresh.stderr
+    a, b = json.loads(resumed.stdout), json.loads(fresh.stdout)
+    assert at_kill < a["games"]  # the kill came before the verdict
+    for key in ("verdict", "games", "deals", "llr", "rank_difference", "points_difference", "share", "faults"):
+        assert a[key] == b[key], key

@@ -1,0 +1,1 @@
+"""Helpers shared by tests in several folders (no test imports another test module's private helpers)."""
