@@ -18,6 +18,8 @@ from arena.rng import Rng
 
 from .conftest import quick_check
 
+pytestmark = pytest.mark.process
+
 TWO_FACED = (sys.executable, str(Path(__file__).parent / "bots" / "two_faced_bot.py"))
 
 

@@ -8,6 +8,7 @@ so the neighbour is never charged a time-out.
 
 from __future__ import annotations
 
+import pytest
 import json
 import sys
 from pathlib import Path
@@ -17,6 +18,8 @@ from click.testing import CliRunner
 
 import arena.protocol as protocol
 from arena.cli import main
+
+pytestmark = pytest.mark.process
 
 BOT = Path(__file__).parent / "bots" / "heavy_line_bot.py"
 

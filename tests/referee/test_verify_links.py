@@ -18,6 +18,8 @@ from arena.referee.verify import ReplayMismatch, resimulate
 from arena.referee.verify_branch import check_branch
 from arena.referee.verify_clock import check_clock as clock_check
 
+pytestmark = pytest.mark.process
+
 
 def check_clock(replay):
     clock_check(replay, lambda line, problem: ReplayMismatch(replay.source, line, problem))

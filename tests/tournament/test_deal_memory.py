@@ -62,6 +62,7 @@ def true_claims(config: tconfig.TournamentConfig) -> tuple[int, int]:
     return made, right
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("scratch", ["fresh", "keep"])
 def test_a_bot_with_memory_never_meets_a_deal_twice(tmp_path, scratch):
     config = memory_config(tmp_path, scratch=scratch)
@@ -80,6 +81,7 @@ def one_process_per_entrant(self, key, deal):
     return pool[0], []
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("scratch,restart", [("fresh", False), ("keep", False), ("keep", True)])
 def test_control_with_one_process_per_entrant_the_memory_bot_knows_its_opponents_hand(tmp_path, monkeypatch, scratch, restart):
     monkeypatch.setattr(Slots, "take", one_process_per_entrant)

@@ -28,6 +28,8 @@ from arena.results.store import Store
 
 from tests.support.tournament import REPO, SECRET
 
+pytestmark = pytest.mark.process
+
 BOTS = Path(__file__).parent / "bots"
 ARENA = str(Path(sys.executable).parent / "arena")
 FOUND = re.compile(r"FOUND seed=(\d+)")

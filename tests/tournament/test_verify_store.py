@@ -3,6 +3,7 @@ swapped verifies by the rules alone (the control), and is rejected against the o
 
 from __future__ import annotations
 
+import pytest
 import json
 import subprocess
 import sys
@@ -11,6 +12,8 @@ from typing import Any
 
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.run.runner import run
+
+pytestmark = pytest.mark.process
 
 BOTS = Path(__file__).parent / "bots"
 ARENA = str(Path(sys.executable).parent / "arena")
