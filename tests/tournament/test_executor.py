@@ -17,7 +17,7 @@ from arena.tournament.run.messages import Event, GameTask, WorkerLost
 from arena.tournament.run.player import PlayerSetup
 
 from .test_runner import small
-from .tournament_helpers import SECRET
+from tests.support.tournament import SECRET
 
 pytestmark = pytest.mark.process
 
