@@ -37,7 +37,7 @@ from arena.tournament.run import runner
     "--secret",
     metavar="HEX",
     default=None,
-    callback=lambda ctx, param, value: _secret(value),
+    callback=lambda ctx, param, value: secret_option(value),
     help="The secret that keys a new store's deals (32 or more hex digits; default: random). A store keeps its "
     "secret: give it again with --fresh to replay the same deals (`arena secret STORE` prints it).",
 )
@@ -90,7 +90,8 @@ def run_command(
         sys.exit(130)
 
 
-def _secret(value: str | None) -> str | None:
+def secret_option(value: str | None) -> str | None:
+    """A `--secret` as given: 32 or more hex digits, lower-cased; None when not given."""
     if value is None:
         return None
     text = value.strip().lower()
