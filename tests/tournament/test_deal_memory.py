@@ -31,13 +31,13 @@ def memory_config(tmp_path: Path, *, scratch: str = "fresh", restart: bool = Fal
         "game": "kododo",
         "players": 2,
         "entrants": [
-            {"name": "memory", "command": ["{python}", str(BOTS / "deal_memory_bot.py")]},
-            {"name": "det", "command": ["{python}", str(BOTS / "det_bot.py")]},
+            {"name": "memory", "command": ["{python}", str(BOTS / "deal_memory_bot.py")], "sandbox": {"shared_folder": True}},
+            {"name": "det", "command": ["{python}", str(BOTS / "det_bot.py")], "sandbox": {"shared_folder": True}},
         ],
         "schedule": {"rotations": "cyclic", "rounds": rounds},
         "seed": 7,
         "restart_bots": restart,
-        "sandbox": {"scratch": scratch},
+        "sandbox": {"scratch": scratch},  # per entrant above: both test bots lie in one folder
         "output": {"store": str(tmp_path / "leak.sqlite")},
     }
     return tconfig.parse(data, tmp_path / "leak.yaml")
