@@ -1,7 +1,7 @@
 """No bot's output can delay the stamping of another's answer (issue 21, item 4b).
 
-The attack is a real bot (`bots/heavy_line_bot.py attacker`) writing two ~1 MB malformed lines just
-before its neighbour answers; the neighbour answers 350 ms into a 1000 ms decision. The referee's
+The attack is a real bot (`bots/heavy_line_bot.py attacker`) writing three ~1 MB malformed lines just
+before its neighbour answers; the neighbour answers 500 ms into a 1000 ms decision. The referee's
 work on any line is bounded (a fault's description of a huge value looks at its first items only),
 so the neighbour is never charged a time-out.
 """

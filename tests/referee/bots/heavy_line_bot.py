@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Attack bot (issue 21, item 4b) and its victim: can one bot's output delay the stamping of another's answer?
 
-`attacker`: at each of its first ATTACKS requests, waits AT_MS, writes two malformed lines just under
+`attacker`: at each of its first ATTACKS requests, waits AT_MS, writes three malformed lines just under
 the 1 MB line budget (JSON arrays of half a million zeros: costly to describe in a fault), then
-answers legally. `innocent`: answers every request legally after `--after-ms` (default 350), well
+answers legally. `innocent`: answers every request legally after `--after-ms` (default 500), well
 within the decision time; any time-out it gets is the referee's doing.
 """
 
@@ -12,13 +12,13 @@ import sys
 import time
 
 ATTACKS = 3
-AT_MS = 200
+AT_MS = 100
 HEAVY = ("[" + ",".join(["0"] * 499_000) + "]\n").encode()
 
 
 def main() -> None:
     mode = sys.argv[1]
-    after_ms = float(sys.argv[2]) if len(sys.argv) > 2 else 350.0
+    after_ms = float(sys.argv[2]) if len(sys.argv) > 2 else 500.0
     out = sys.stdout.buffer
     attacks = 0
     for line in sys.stdin:
@@ -31,7 +31,7 @@ def main() -> None:
             if mode == "attacker" and attacks < ATTACKS:
                 attacks += 1
                 time.sleep(AT_MS / 1000)
-                out.write(HEAVY + HEAVY)
+                out.write(HEAVY * 3)
                 out.flush()
             elif mode == "innocent":
                 time.sleep(after_ms / 1000)
