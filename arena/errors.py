@@ -102,3 +102,7 @@ class SubmissionRefused(ArenaError):
 
 class SignatureError(ArenaError):
     """A replay's signature that is missing, malformed or not made by the given key."""
+
+
+class ClientError(ArenaError):
+    """`arena submit` or `arena ladder` cannot reach the server, or the server refused the request."""

@@ -95,7 +95,7 @@ def _register_commands() -> None:
     # Each command lives in its own module; importing it attaches it to `main`.
     import importlib
 
-    for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "view", "check_bot", "replay", "match", "serve"):
+    for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "view", "check_bot", "replay", "match", "serve", "submit"):
         try:
             importlib.import_module(f"arena.cli.{name}")
         except ModuleNotFoundError as exc:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import shlex
 import tempfile
-from typing import Any
+from typing import Any, Sequence
 
 import click
 
 from arena.cli import main
-from arena.errors import BotError, GameOptionError, ReplayError
+from arena.errors import BotError, GameOptionError, ReplayError, SeatCountError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str, loads
 from arena.referee.bot import BotProcess, BotSpec
@@ -18,6 +18,7 @@ from arena.core.time_control import TimeControl
 from arena.core.faults import Fault, FaultPolicy
 from arena.core.limits import Limits
 from arena.referee.referee import play_game
+from arena.referee.stderr_log import StepLog
 from arena.core.result import GameResult
 from arena.replay import iter_replay
 from arena.sandbox.launch import is_script
@@ -87,6 +88,9 @@ def parse_command(text: str, index: int) -> tuple[str, ...]:
     "--memory-mb", type=int, default=LIM.memory_mb, show_default=True, help="Address-space limit of each bot process (0: none)."
 )
 @click.option("--sandbox/--no-sandbox", "sandbox", default=None, help="Run each bot in a bubblewrap sandbox (default: on where it can run).")
+@click.option("--show-stderr", "show_stderr", multiple=True, metavar="SEAT",
+              help="Print this seat's stderr lines beside each step (repeatable, or `all`).")
+@click.option("--keep-logs", is_flag=True, help="Write each seat's stderr lines per step into the replay (for `arena view`).")
 @click.option("--quiet", is_flag=True, help="Only the result, not the step-by-step log.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
 def play_command(
@@ -104,6 +108,8 @@ def play_command(
     cpu_seconds: int | None,
     memory_mb: int | None,
     sandbox: bool | None,
+    show_stderr: tuple[str, ...],
+    keep_logs: bool,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -117,6 +123,7 @@ def play_command(
     """
     spec = get_game(game)
     spec.check_seats(len(bots))
+    shown = stderr_seats(show_stderr, len(bots))
     resolved = spec.resolve_options(dict(parse_option(o) for o in options))
     commands = [parse_command(text, i) for i, text in enumerate(bots)]
     control = TimeControl(
@@ -141,12 +148,15 @@ def play_command(
     boxed = SandboxPolicy(enabled=sandboxed, hide=(os.path.abspath(path),), private=(os.path.abspath(path),))
     started: list[BotProcess] = []
     close_faults: list[Fault] = []
+    logs: list[StepLog] = []
     finished = False
     try:
         for i, (argv, entrant) in enumerate(zip(commands, entrant_names(commands))):
             env = {"ARENA_SEED": str(derive_seed(seed, "bot", i))}
             started.append(BotProcess.start(BotSpec(entrant, argv, env=env, sandbox=boxed), control, limits))
-        result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy), replay_path=path)
+        result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy),
+                           replay_path=path, keep_logs=keep_logs and replay is not None,
+                           on_log=logs.append if shown else None)
         finished = True
     finally:
         try:
@@ -155,7 +165,7 @@ def play_command(
             if replay is None and not finished:
                 os.unlink(path)
     try:
-        log_lines = [] if quiet or as_json else _render_log(path)
+        log_lines = [] if quiet or as_json else _render_log(path, [g for g in logs if g.seat in shown])
     finally:
         if replay is None:
             os.unlink(path)
@@ -173,6 +183,19 @@ def play_command(
 def seat_labels(bots: list[BotProcess]) -> list[str]:
     """Each seat as the entrant's name, with the bot's own hello name and version beside it."""
     return [seat_label(bot.spec.name, bot.name, bot.version) for bot in bots]
+
+
+def stderr_seats(values: tuple[str, ...], seats: int) -> frozenset[int]:
+    """The seats `--show-stderr` names: numbers, or `all`."""
+    shown: set[int] = set()
+    for value in values:
+        if value.strip().lower() == "all":
+            shown.update(range(seats))
+        elif value.strip().isdigit() and int(value) < seats:
+            shown.add(int(value))
+        else:
+            raise SeatCountError(f"--show-stderr {clean(value, 40)!r}: give a seat from 0 to {seats - 1}, or `all`")
+    return frozenset(shown)
 
 
 def own_file(path: str) -> None:
@@ -199,9 +222,13 @@ def _close_all(bots: list[BotProcess], close_faults: list[Fault]) -> None:
         raise interrupt
 
 
-def _render_log(path: str) -> list[str]:
-    """The game as a human reads it, from the replay: so the log shows exactly what was recorded."""
+def _render_log(path: str, logs: Sequence[StepLog] = ()) -> list[str]:
+    """The game as a human reads it, from the replay: so the log shows exactly what was recorded.
+    `logs`: the seats' stderr lines to show, each step's after that step's decisions."""
     lines: list[str] = []
+    by_step: dict[int, list[StepLog]] = {}
+    for log in logs:
+        by_step.setdefault(log.step, []).append(log)
     for _, record in iter_replay(path):
         kind = record["type"]
         if kind == "header":
@@ -215,6 +242,10 @@ def _render_log(path: str) -> list[str]:
             timing = f"{elapsed:8.2f} ms" if elapsed is not None else "       - ms"
             lines.append(f"  step {record['step']:>3} seat {record['seat']}: {timing}  {dumps_str(record['played'])}{mark}")
         elif kind == "events":
+            for log in sorted(by_step.get(record["step"], ()), key=lambda g: g.seat):
+                lines.extend(f"           seat {log.seat} stderr| {text}" for text in log.lines)  # clean already
+                if log.dropped:
+                    lines.append(f"           seat {log.seat} stderr| ({log.dropped} more lines dropped: over the log's bounds)")
             for event in record["events"]:
                 if "to" not in event:  # private events are the seats' business
                     data = {k: v for k, v in event.items() if k != "kind"}

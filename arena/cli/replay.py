@@ -54,10 +54,11 @@ def default_output(replay: str, step: int) -> str:
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None,
               help="Write the branch's replay here (default: REPLAY's name with .fromK, in this folder).")
 @click.option("--sandbox/--no-sandbox", "sandbox", default=None, help="Run the bots in a bubblewrap sandbox (default: on where it can run).")
+@click.option("--keep-logs", is_flag=True, help="Write each seat's stderr lines per step into the branch's replay.")
 @click.option("--quiet", is_flag=True, help="Only the result, not the step-by-step log.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
 def replay_command(replay: str, from_step: int, seats: tuple[str, ...], output: str | None, sandbox: bool | None,
-                   quiet: bool, as_json: bool) -> None:
+                   keep_logs: bool, quiet: bool, as_json: bool) -> None:
     """Play the game in REPLAY again from step K, with the same seed and options.
 
     Before step K every bot gets the requests and events it got in the original game, and its answers
@@ -94,7 +95,7 @@ def replay_command(replay: str, from_step: int, seats: tuple[str, ...], output: 
             started.append(BotProcess.start(spec, control, limits))
         result = play_game(get_game(header.game), started, seed=header.seed, options=header.options,
                            time_control=control, policy=header.policy, replay_path=out, game_id=header.game_id,
-                           script=plan.script)
+                           script=plan.script, keep_logs=keep_logs)
     finally:
         _close_all(started, close_faults)
     if as_json:

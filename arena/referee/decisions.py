@@ -26,6 +26,7 @@ from arena.referee.clock import Clock, Deadline, SeatClock
 from arena.core.faults import Fault, FaultKind
 from arena.replay import ReplayWriter
 from arena.referee.session import Classification
+from arena.referee.stderr_log import StderrLog
 from arena.referee.transport import Arrival, ArrivalKind, BotHandle, Transport
 
 # Faults about one answer: in a branch's recorded steps the answers are ignored, and so are these.
@@ -38,11 +39,12 @@ class Seat:
 
     __slots__ = (
         "index", "bot", "clock", "events", "out", "waiting", "rid", "deadline", "game_cut",
-        "answered", "action", "elapsed_ms", "salt",
+        "answered", "action", "elapsed_ms", "salt", "log",
     )
 
-    def __init__(self, index: int, bot: BotHandle, clock: SeatClock) -> None:
+    def __init__(self, index: int, bot: BotHandle, clock: SeatClock, log: StderrLog | None = None) -> None:
         self.index = index
+        self.log = log  # the bot's stderr lines by step, when the game keeps them
         self.bot = bot
         self.clock = clock
         self.events: list[JSON] = []  # events for this seat not yet sent
@@ -116,6 +118,8 @@ class Judge:
         elif kind is ArrivalKind.EOF:
             self.crash(seat, "it closed its stdout")
         elif kind is ArrivalKind.STDERR:
+            if seat.log is not None and arrival.line:
+                seat.log.feed(arrival.line)
             if bot.game_stderr_bytes > bot.limits.max_stderr_bytes_per_game:
                 self.flood(seat, f"more than {bot.limits.max_stderr_bytes_per_game} bytes on stderr in one game")
         elif kind is ArrivalKind.BROKEN:

@@ -233,21 +233,21 @@ class Pipes:
             return []
         return self.lines.feed(data)
 
-    def read_stderr(self) -> int:
-        """Drain what stderr holds into the tail; returns the number of bytes read."""
+    def read_stderr(self) -> bytes:
+        """Read what stderr holds (one read) into the tail; returns the bytes read (for a game's log)."""
         try:
             data = os.read(self.err_fd, READ_CHUNK)
         except BlockingIOError:
-            return 0
+            return b""
         except OSError:
             data = b""
         if not data:
             self.err_eof = True
             self._unwatch(self.err_fd)
-            return 0
+            return b""
         self.stderr_bytes += len(data)
         self.tail.feed(data)
-        return len(data)
+        return data
 
     def drain_stderr_now(self) -> None:
         """Read what is left on stderr after an exit (bounded: the pipe holds at most 1 MiB)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from arena.errors import ArenaError, IllegalAction
 from arena.games.base import GameSpec, GameState
@@ -39,7 +39,10 @@ from arena.replay import Header, ReplayWriter, SeatInfo
 from arena.core.result import GameResult, apply_policy
 from arena.referee.script import Script
 from arena.referee.transport import BotHandle, SelectorTransport, Transport
+from arena.referee.stderr_log import LogBounds, StderrLog, StepLog
 from arena.rng import derive_seed, opaque_game_id
+
+LogSink = Callable[[StepLog], None]
 
 __all__ = ["GameResult", "apply_policy", "default_game_id", "play_game"]
 
@@ -58,8 +61,13 @@ class _Game:
         clock: Clock,
         transport: Transport,
         script: Script | None = None,
+        keep_logs: bool = False,
+        on_log: LogSink | None = None,
+        log_bounds: LogBounds = LogBounds(),
     ) -> None:
         self.spec = spec
+        self.keep_logs = keep_logs and replay is not None
+        self.on_log = on_log
         self.seed = seed
         self.options = options
         self.time_control = time_control
@@ -70,7 +78,9 @@ class _Game:
         self.transport = transport
         self.script = script
         self.state: GameState = spec.new_game(len(bots), options, seed)
-        self.seats = [Seat(i, bot, SeatClock.new(time_control)) for i, bot in enumerate(bots)]
+        logged = self.keep_logs or on_log is not None
+        self.seats = [Seat(i, bot, SeatClock.new(time_control), StderrLog(i, log_bounds) if logged else None)
+                      for i, bot in enumerate(bots)]
         self.judge = Judge(self.seats, transport, clock, replay)
         self.step = -1
         self.decisions = 0
@@ -296,6 +306,18 @@ class _Game:
                     target.events.append(data)
         if replay is not None:
             replay.events(self.step, public)
+        self._logs()
+
+    def _logs(self) -> None:
+        """Each seat's stderr lines of this step (read since the last barrier), to the replay and the sink."""
+        for seat in self.seats:
+            log = seat.log.take(self.step) if seat.log is not None else None
+            if log is None:
+                continue
+            if self.keep_logs and self.replay is not None:
+                self.replay.log(log.step, log.seat, log.lines, log.dropped)
+            if self.on_log is not None:
+                self.on_log(log)
 
     def _end(self, result: GameResult) -> None:
         summary = result.summary()
@@ -338,10 +360,15 @@ def play_game(
     clock: Clock = time.monotonic,
     transport: Transport | None = None,
     script: Script | None = None,
+    keep_logs: bool = False,
+    on_log: LogSink | None = None,
+    log_bounds: LogBounds = LogBounds(),
 ) -> GameResult:
     """Play one game; `bots[i]` holds seat i. The bots stay running for the next game (close them
     yourself); a bot that crashed or flooded is dead afterwards (`alive` is False): restart it.
-    `script`: play a branch of a recorded game, its recorded actions before `script.at_step`."""
+    `script`: play a branch of a recorded game, its recorded actions before `script.at_step`.
+    `keep_logs`: write each seat's stderr lines per step into the replay (`log` records); `on_log`
+    gets them too, step by step (`arena.referee.stderr_log`: bounded by `log_bounds`, and clean)."""
     spec = get_game(game) if isinstance(game, str) else game
     spec.check_seats(len(bots))
     if len({id(bot) for bot in bots}) != len(bots):
@@ -353,7 +380,8 @@ def play_game(
     replay = ReplayWriter(replay_path) if replay_path is not None else None
     match = None
     try:
-        match = _Game(spec, bots, int(seed), resolved, time_control, policy, replay, gid, clock, link, script)
+        match = _Game(spec, bots, int(seed), resolved, time_control, policy, replay, gid, clock, link, script,
+                      keep_logs, on_log, log_bounds)
         return match.run()
     finally:
         if match is not None:

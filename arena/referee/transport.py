@@ -70,7 +70,7 @@ class BotHandle(Protocol):
 class ArrivalKind(enum.Enum):
     LINE = "line"  # one stdout line (None: a line over the byte budget, discarded)
     EOF = "eof"  # the bot closed its stdout
-    STDERR = "stderr"  # stderr bytes went to the bot's tail
+    STDERR = "stderr"  # stderr bytes went to the bot's tail; `line` holds them (for the game's log)
     BROKEN = "broken"  # the bot's stdin is closed: nothing more can be sent
 
 
@@ -79,7 +79,7 @@ class Arrival:
     bot: BotHandle
     kind: ArrivalKind
     at: float  # the referee's clock when it was read
-    line: bytes | None = None
+    line: bytes | None = None  # a LINE's bytes (None: over the budget), or the bytes a STDERR read got
 
 
 @dataclass(frozen=True)
@@ -130,8 +130,9 @@ class SelectorTransport:
                 if pipes.out_eof:
                     arrivals.append(Arrival(bot, ArrivalKind.EOF, at))
             elif which == ERR:
-                if pipes.read_stderr():
-                    arrivals.append(Arrival(bot, ArrivalKind.STDERR, clock()))
+                data = pipes.read_stderr()
+                if data:
+                    arrivals.append(Arrival(bot, ArrivalKind.STDERR, clock(), data))
             elif which == IN:
                 pipes.flush_output()
                 if pipes.broken_pipe:

@@ -202,6 +202,7 @@ class _Walk:
         if self.at_step > self.step:
             raise self.fail(self.header.line, f"'branch': at_step {self.at_step} is beyond the game's {self.step} steps")
         self._result()
+        self._logs()
 
     def _fault(self, f: FaultRecord) -> None:
         if f.seat >= self.n:
@@ -383,6 +384,16 @@ class _Walk:
                 show: Callable[[Any], object] = _show_faults if member == "faults" else _show
                 raise self.fail(r.line, f"'{member}': the result says {short(show(recorded), 200)}, the game and the "
                                         f"recorded faults give {short(show(value), 200)}")
+
+
+    def _logs(self) -> None:
+        """Log records (stderr lines, `--keep-logs`) are not part of the game: one per seat and step at most."""
+        seen: set[tuple[int, int]] = set()
+        for log in self.replay.logs:
+            if log.seat >= self.n or log.step >= self.step or (log.step, log.seat) in seen:
+                raise self.fail(log.line, f"a log record for seat {log.seat} at step {log.step}: the game has {self.n} "
+                                          f"seats and {self.step} steps, and one log record per seat and step")
+            seen.add((log.step, log.seat))
 
 
 def _show(value: object) -> object:

@@ -26,6 +26,7 @@ from arena.replay.records import (
     Events,
     FaultRecord,
     Header,
+    Log,
     ReplayRecordError,
     Result,
     SeatInfo,
@@ -38,7 +39,7 @@ SCHEMA_PATH = Path(__file__).with_name("schema.json")
 
 __all__ = [
     "FORMAT", "REPLAY_FORMAT", "SCHEMA_PATH", "BodyRecord", "Branch", "Commit", "Decision", "Events", "FaultRecord",
-    "Header", "Replay", "ReplayRecordError", "ReplayWriter", "Result", "SeatInfo", "Source", "iter_replay",
+    "Header", "Log", "Replay", "ReplayRecordError", "ReplayWriter", "Result", "SeatInfo", "Source", "iter_replay",
     "load_replay", "parse_replay", "read_replay",
 ]
 

@@ -20,6 +20,7 @@ from arena.replay.records import (
     Events,
     FaultRecord,
     Header,
+    Log,
     Record,
     ReplayRecordError,
     Result,
@@ -36,6 +37,7 @@ class Replay:
     header: Header
     body: tuple[BodyRecord, ...]  # commits, faults, decisions and events, in the order written
     result: Result
+    logs: tuple[Log, ...] = ()  # the seats' stderr lines by step, where the game kept them (`--keep-logs`)
 
 
 def raw_records(data: bytes) -> Iterator[tuple[int, JSON]]:
@@ -62,6 +64,7 @@ def _parse(data: bytes, source: str) -> Replay:
     header: Header | None = None
     result: Result | None = None
     body: list[BodyRecord] = []
+    logs: list[Log] = []
     for number, value in raw_records(data):
         record: Record = parse_record(value, number)
         if result is not None:
@@ -74,13 +77,15 @@ def _parse(data: bytes, source: str) -> Replay:
             raise ReplayRecordError(number, "type", f"the first record must be the header, got {value.get('type')!r}")
         elif isinstance(record, Result):
             result = record
+        elif isinstance(record, Log):
+            logs.append(record)
         else:
             body.append(record)
     if header is None:
         raise ReplayRecordError(1, "", "the replay is empty")
     if result is None:
         raise ReplayRecordError(number + 1, "", "no result record: the replay is cut short")
-    return Replay(source, hashlib.sha256(data).hexdigest(), header, tuple(body), result)
+    return Replay(source, hashlib.sha256(data).hexdigest(), header, tuple(body), result, tuple(logs))
 
 
 def load_replay(path: str | os.PathLike[str]) -> Replay:

@@ -15,7 +15,7 @@ from typing import Any, Union
 
 from arena.core.faults import Fault, FaultKind, FaultPolicy
 from arena.replay.encoding import JSON
-from arena.textsafe import seat_label
+from arena.textsafe import LINE_CHARS, clean, seat_label
 from arena.replay.members import HEX32 as _HEX32, HEX64 as _HEX64, Members as _Members, ReplayRecordError, nested as _nested, short
 
 __all__ = ["ReplayRecordError", "short"]
@@ -272,10 +272,36 @@ class Result:
                    m.req("decisions"), duration, m.line)
 
 
-Record = Union[Header, Commit, Decision, Events, FaultRecord, Result]
+@dataclass(frozen=True)
+class Log:
+    """One seat's stderr lines of one step, written only when the operator asks (`--keep-logs`).
+
+    Not part of the game: nothing is re-simulated from it, and a replay without log records is the same
+    game. `dropped` counts the lines over the referee's bounds (per step and per game)."""
+
+    step: int
+    seat: int
+    lines: tuple[str, ...]
+    dropped: int = 0
+    line: int = field(default=0, compare=False)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"type": "log", "step": self.step, "seat": self.seat, "lines": list(self.lines), "dropped": self.dropped}
+
+    @classmethod
+    def parse(cls, m: _Members) -> "Log":
+        lines = m.texts("lines")
+        for text in lines:  # as the referee writes them: printable, one line, bounded (textsafe is idempotent)
+            if clean(text, LINE_CHARS + 64) != text:
+                raise m.fail("lines", f"{short(text)} is not clean text (a control character, an escape or over "
+                                      f"{LINE_CHARS} characters)")
+        return cls(m.req("step"), m.req("seat"), lines, m.req("dropped"), m.line)
+
+
+Record = Union[Header, Commit, Decision, Events, FaultRecord, Result, Log]
 _PARSERS: dict[str, Any] = {
     "header": Header.parse, "commit": Commit.parse, "decision": Decision.parse, "events": Events.parse,
-    "fault": FaultRecord.parse, "result": Result.parse,
+    "fault": FaultRecord.parse, "result": Result.parse, "log": Log.parse,
 }
 
 

@@ -24,6 +24,7 @@ from arena.replay.records import (
     Events,
     FaultRecord,
     Header,
+    Log,
     Record,
     Result,
     Source,
@@ -122,6 +123,10 @@ class ReplayWriter:
 
     def events(self, step: int, events: Sequence[dict[str, JSON]]) -> None:
         self.write(Events(step, tuple(events)))
+
+    def log(self, step: int, seat: int, lines: Sequence[str], dropped: int) -> None:
+        """A seat's stderr lines of one step (already bounded and clean: `arena.referee.stderr_log`)."""
+        self.write(Log(step, seat, tuple(lines), dropped))
 
     def result(self, result: GameResultLike) -> None:
         self.write(

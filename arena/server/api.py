@@ -68,16 +68,25 @@ def leaderboard(request: Request) -> Response:
     every = request.query_params.get("all") == "1"
     where = "" if every else " WHERE b.status = 'active'"
 
-    def make() -> dict[str, Any]:
-        rows = state(request).db.all(f"{BOT_SQL}{where} ORDER BY b.mu - 3 * b.sigma DESC, b.id LIMIT 1000")
-        return {"leaderboard": [{"rank": i + 1, **_bot(r)} for i, r in enumerate(rows)]}
-
-    return cached(request, ("leaderboard", every), make)
+    return cached(request, ("leaderboard", every), lambda: leaderboard_rows(state(request).db, every))
 
 
-def _owner_of(request: Request, owner: int) -> Participant | None:
-    who = optional_participant(request)
-    return who if who is not None and who.id == owner else None
+FORM_GAMES = 5
+
+
+def leaderboard_rows(db: Any, every: bool = False) -> dict[str, Any]:
+    """The leaderboard's answer: each bot with its rating interval (mu +- 3 sigma) and recent form, its
+    last games newest first: "W" won (rank 1 alone), "D" shared first place, "L" otherwise."""
+    where = "" if every else " WHERE b.status = 'active'"
+    rows = db.all(f"{BOT_SQL}{where} ORDER BY b.mu - 3 * b.sigma DESC, b.id LIMIT 1000")
+    out = []
+    for i, r in enumerate(rows):
+        last = db.all("SELECT s.rank, (SELECT COUNT(*) FROM game_seats t WHERE t.game_id = s.game_id AND t.rank = 1) AS firsts "
+                      "FROM game_seats s WHERE s.bot_id = ? ORDER BY s.game_id DESC LIMIT ?", r["id"], FORM_GAMES)
+        form = "".join("L" if g["rank"] != 1 else ("W" if g["firsts"] == 1 else "D") for g in last)
+        out.append({"rank": i + 1, **_bot(r), "interval": [round(r["mu"] - 3 * r["sigma"], 2), round(r["mu"] + 3 * r["sigma"], 2)],
+                    "form": form})
+    return {"leaderboard": out}
 
 
 def _faults(raw: str | None, seats: list[int], mine: set[int]) -> list[dict[str, Any]]:
@@ -100,17 +109,18 @@ def bot_page(request: Request) -> Response:
     """
     bot = path_id(request)
     limit = int_param(request, "games", 20, 1, 200)
-    if "authorization" not in request.headers:
-        return cached(request, ("bot", bot, limit), lambda: _bot_page(request, bot, limit))
-    return answer(request, _bot_page(request, bot, limit))
-
-
-def _bot_page(request: Request, bot: int, limit: int) -> dict[str, Any]:
     db = state(request).db
+    if "authorization" not in request.headers:
+        return cached(request, ("bot", bot, limit), lambda: bot_details(db, bot, limit, None))
+    return answer(request, bot_details(db, bot, limit, optional_participant(request)))
+
+
+def bot_details(db: Any, bot: int, limit: int, viewer: Participant | None) -> dict[str, Any]:
+    """One bot as the API and the bot page show it; stderr tails and its command only when `viewer` owns it."""
     row = db.one(f"{BOT_SQL} WHERE b.id = ?", bot)
     if row is None:
         raise ApiError(404, f"no bot {bot}")
-    owner = _owner_of(request, int(row["owner"]))
+    owner = viewer if viewer is not None and viewer.id == int(row["owner"]) else None
     mine = {bot} if owner is not None else set()
     versions = db.all("SELECT id, version, status, created, games, mu, sigma FROM bots WHERE participant_id = ? ORDER BY id",
                       row["owner"])
@@ -125,7 +135,7 @@ def _bot_page(request: Request, bot: int, limit: int) -> dict[str, Any]:
         recent.append({"game": g["id"], "seat": g["seat"], "rank": g["rank"], "points": g["points"], "faults": g["nf"],
                        "bots": seats, "finished": g["finished"]})
         if g["nf"]:
-            faults += [f for f in _faults(g["faults"], seats, mine) if f["bot"] == bot]
+            faults += [{**f, "game": g["id"]} for f in _faults(g["faults"], seats, mine) if f["bot"] == bot]
     body = {**_bot(row), "versions": [dict(v) for v in versions], "recent_games": recent, "faults": faults,
             "rating_history": [{"game": h["game_id"], "mu": h["mu"], "sigma": h["sigma"]} for h in reversed(history)],
             "owner_view": owner is not None}

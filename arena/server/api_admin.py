@@ -108,12 +108,16 @@ def health(request: Request) -> Response:
     responses: {200: {description: health}}
     """
     admin(request)
-    server = state(request)
+    return answer(request, health_report(state(request)))
+
+
+def health_report(server: Any) -> dict[str, Any]:
+    """The API's health answer and the admin page's."""
     ladder = server.ladder
     queued = server.db.one("SELECT COUNT(*) AS n FROM submissions WHERE status IN ('received', 'checking')")
-    return answer(request, {"paused": ladder.paused, "in_flight": len(ladder.inflight), "field": list(ladder.field),
-                            "played_since_start": ladder.played, "ladder_error": ladder.error,
-                            "ladder_alive": ladder.thread.is_alive(), "checks_waiting": queued["n"] if queued else 0})
+    return {"paused": ladder.paused, "in_flight": len(ladder.inflight), "field": list(ladder.field),
+            "played_since_start": ladder.played, "ladder_error": ladder.error,
+            "ladder_alive": ladder.thread.is_alive(), "checks_waiting": queued["n"] if queued else 0}
 
 
 ROUTES = [

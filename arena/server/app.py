@@ -15,9 +15,10 @@ from starlette.routing import Route
 from starlette.schemas import SchemaGenerator
 
 from arena import __version__
-from arena.server import api, api_admin
+from arena.server import api, api_admin, pages, pages_account
 from arena.server.http import BodyLimit, WarningHeader, error_handler
 from arena.server.service import Server
+from arena.server.web_session import error_page, is_page
 
 SCHEMAS = SchemaGenerator({"openapi": "3.0.0", "info": {"title": "arena competition server", "version": f"v1 ({__version__})"},
                            "components": {"securitySchemes": {"token": {"type": "http", "scheme": "bearer"}}}})
@@ -32,7 +33,7 @@ def openapi(request: Request) -> Response:
 
 
 def build(server: Server) -> Any:
-    routes = [*api.ROUTES, *api_admin.ROUTES, Route("/api/v1/openapi.json", openapi, include_in_schema=False)]
+    routes = [*api.ROUTES, *api_admin.ROUTES, *pages.ROUTES, *pages_account.ROUTES, Route("/api/v1/openapi.json", openapi, include_in_schema=False)]
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         server.start()  # once the socket is bound: a server that cannot listen plays no game
@@ -41,7 +42,12 @@ def build(server: Server) -> Any:
         finally:
             await run_in_threadpool(server.stop)
 
-    app = Starlette(routes=routes, exception_handlers={HTTPException: error_handler, Exception: error_handler},
+    async def errors(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, HTTPException) and is_page(request):
+            return error_page(exc.status_code, str(exc.detail))
+        return await error_handler(request, exc)
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: errors, Exception: error_handler},
                     lifespan=lifespan)
     app.state.server = server
     return WarningHeader(BodyLimit(app, server.config.max_request_bytes), server.warning)

@@ -50,7 +50,8 @@ def tournament_config(config: ServerConfig, bots: list[Any], sandbox: bool) -> T
         "time_control": {"decision_ms": tc.decision_ms, "bank_ms": tc.bank_ms, "increment_ms": tc.increment_ms,
                          "startup_ms": tc.startup_ms},
         "limits": {k: getattr(config.limits, k) for k in LIMITS_KEYS},
-        "output": {"store": str(config.data / "ladder-workers.sqlite"), "replays": str(config.replays)},
+        "output": {"store": str(config.data / "ladder-workers.sqlite"), "replays": str(config.replays),
+                   "keep_logs": True},  # each bot's stderr per step: its owner reads it beside each step
     }
     file = config.data / "ladder.yaml"  # never written: names the folder relative paths would use
     entrants: list[EntrantConfig] = []

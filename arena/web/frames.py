@@ -60,7 +60,7 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         raise ReplayError(f"seat {perspective.seat} does not exist: this game has seats 0 to {n - 1}")
     shown = [s for s in range(n) if perspective.shows(s)]
     labels = [round_label(record.game, view) for view in record.views[shown[0]]]
-    steps: list[JSON] = [
+    steps: list[dict[str, JSON]] = [
         {
             "deciding": list(step.deciding),
             "decisions": [_decision_json(d, step, perspective) for d in step.decisions],
@@ -68,6 +68,10 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         }
         for step in record.steps
     ]
+    for log in record.replay.logs:  # a seat's stderr is its own: only on the organiser's page and its seat's
+        if perspective.shows(log.seat) and 0 <= log.step < len(steps):
+            lines = [clean(line, LINE_CHARS + 64) for line in log.lines]
+            steps[log.step].setdefault("logs", []).append({"seat": log.seat, "lines": lines, "dropped": log.dropped})
     return {
         "version": VIEWER_DATA_VERSION,
         "game": record.game,

@@ -29,15 +29,28 @@ def styles(names: list[str]) -> str:
     return "\n".join(f"<style>\n{asset(n)}\n</style>" for n in names)
 
 
-def scripts(names: list[str]) -> str:
-    return "\n".join(f"<script>\n{asset(n)}\n</script>" for n in names)
+def scripts(names: list[str], nonce: str | None = None) -> str:
+    attr = f' nonce="{html.escape(nonce)}"' if nonce else ""
+    return "\n".join(f"<script{attr}>\n{asset(n)}\n</script>" for n in names)
 
 
-def shell(title: str, head: str, body: str) -> str:
+# Files opened from disk: nothing loads from anywhere, the page's own inline script and style run.
+FILE_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+
+
+def server_csp(nonce: str) -> str:
+    """The same policy for a page `arena serve` sends, with two differences: only the scripts carrying
+    this answer's nonce run (a script injected by hostile text would not, even if escaping failed), and
+    the page may talk to its own server (live updates, uploads) and post forms to it. Nothing else.
+    (The HTTP header adds frame-ancestors 'none', which a <meta> policy cannot carry.)"""
+    return (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; img-src data:; "
+            "connect-src 'self'; form-action 'self'; base-uri 'none'")
+
+
+def shell(title: str, head: str, body: str, csp: str = FILE_CSP) -> str:
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
-        "style-src 'unsafe-inline'; img-src data:\">\n"
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{html.escape(csp)}\">\n"
         f"<title>{html.escape(title)}</title>\n{head}\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )

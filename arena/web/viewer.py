@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import os
 from pathlib import Path
 
 from arena.errors import ReplayError
+from arena.jsonvalue import JSON
 from arena.textsafe import NAME_CHARS, clean
 from arena.web import page
 from arena.web.frames import Perspective, viewer_data
@@ -32,12 +34,18 @@ _BODY = """
 
 def viewer_html(record: GameRecord, perspective: Perspective, back_link: str | None = None) -> str:
     """The page for one perspective: organiser (every seat's views) or seat k (seat k's views only)."""
-    data = viewer_data(record, perspective)
-    back = f'<a href="{back_link}" style="color:#cde">← report</a>' if back_link else ""
     title = f"{record.game} {clean(record.game_id, NAME_CHARS)} ({perspective.label})"
+    return viewer_page(viewer_data(record, perspective), title, back_link)
+
+
+def viewer_page(data: dict[str, JSON], title: str, back_link: str | None = None, back_text: str = "← report",
+                nonce: str | None = None) -> str:
+    """The viewer around `data` (from `viewer_data`, possibly redacted further by its caller); with a
+    nonce, the page as a server sends it (`page.server_csp`)."""
+    back = f'<a href="{html.escape(back_link)}" style="color:#cde">{html.escape(back_text)}</a>' if back_link else ""
     head = page.styles(["base.css", "viewer.css"])
-    body = _BODY.format(back=back) + page.data_script(data) + page.scripts(["games.js", "viewer.js"])
-    return page.shell(title, head, body)
+    body = _BODY.format(back=back) + page.data_script(data) + page.scripts(["games.js", "viewer.js"], nonce)
+    return page.shell(title, head, body, page.server_csp(nonce) if nonce else page.FILE_CSP)
 
 
 def write_viewer(replay: str | os.PathLike[str], out: str | os.PathLike[str], seat: int | None = None, back_link: str | None = None) -> Path:

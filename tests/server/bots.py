@@ -98,3 +98,51 @@ def sneaky(mode: str) -> bytes:
         "sneaky.py": SNEAKY,
         "arenabot.py": (SAMPLES / "python/arenabot.py").read_bytes(),
     })
+
+
+# A participant out to attack the pages: its version, stderr and illegal actions are HTML and script.
+# It plays fair in the check (check games' ids do not start with the competition's name), then in
+# every ladder game writes the hostile stderr and answers with a hostile illegal action.
+HOSTILE_TEXT = '</pre></script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
+HOSTILE_VERSION = "<img src=x onerror=alert(1)>"
+HOSTILE = """import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import arenabot, random
+LADDER = [False]
+TEXT = %r
+
+def on_start(message):
+    LADDER[0] = str(message.get("game_id", "")).startswith("srvtest")
+
+def act(request):
+    if LADDER[0]:
+        sys.stderr.write("hostile-stderr " + TEXT + "\\n"); sys.stderr.flush()
+        return TEXT
+    return rng.choice(request["legal"])
+
+rng = random.Random(1)
+arenabot.run(act, name="hostile", version="1", on_start=on_start)
+""" % HOSTILE_TEXT
+
+
+def hostile() -> bytes:
+    return zip_bytes({
+        "manifest.json": manifest("hostile", HOSTILE_VERSION, "python3 hostile.py"),
+        "hostile.py": HOSTILE,
+        "arenabot.py": (SAMPLES / "python/arenabot.py").read_bytes(),
+    })
+
+
+# Broken as BROKEN, but its stderr is written (and flushed) before the garbage, so the check's
+# report holds it however fast the check gives up.
+LOUD_BROKEN = """import sys, time
+sys.stderr.write("broken bot: I only print garbage\\n"); sys.stderr.flush()
+time.sleep(0.3)
+hello = sys.stdin.readline()
+print("not json at all", flush=True)
+time.sleep(0.3)
+"""
+
+
+def loud_broken() -> bytes:
+    return zip_bytes({"manifest.json": manifest("broken", "1", "python3 bot.py"), "bot.py": LOUD_BROKEN})

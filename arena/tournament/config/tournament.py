@@ -88,6 +88,7 @@ class TournamentConfig:
     raw: Mapping[str, JSON] = field(repr=False, default_factory=dict)
     cluster: str | None = None  # `executor: {dask: ...}`: a Dask scheduler's address, or local:N
     report: Path | None = None  # output.report: the HTML report folder `arena run` writes at the end
+    keep_logs: bool = False  # output.keep_logs: the bots' stderr lines per step in each replay (needs output.replays)
     stop: StopRule | None = None  # stop: end the round-robin once its ranking is settled (config_stop.py)
     warnings: tuple[str, ...] = ()  # what `validate` and `run` say before anything runs (shared entrant folders)
 
@@ -228,6 +229,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     cluster = r.attempt(lambda: _cluster(r, top), None)
     no_outputs: tuple[Path, Path | None, Path | None] = (root / "out" / f"{name}.sqlite", None, None)
     store, replays, report = r.attempt(lambda: _outputs(r, top, root, name), no_outputs)
+    keep_logs = r.attempt(lambda: _keep_logs(r, top, replays), False)
     no_views: tuple[list[EntrantConfig], list[str]] = (entrants, [])
     entrants, warnings = r.attempt(lambda: _sandbox_views(r, entrants, root, file, store, replays, report), no_views)
     r.done()
@@ -252,6 +254,7 @@ def parse(data: Any, file: Path) -> TournamentConfig:
         raw=top,
         cluster=cluster,
         report=report.resolve() if report is not None else None,
+        keep_logs=keep_logs,
         stop=stop,
         warnings=tuple(warnings),
     )
@@ -309,13 +312,21 @@ def _cluster(r: _Reader, top: dict[str, Any]) -> str | None:
 
 
 def _outputs(r: _Reader, top: dict[str, Any], root: Path, name: str) -> tuple[Path, Path | None, Path | None]:
-    output = r.mapping(top.get("output") or {}, "output", {"store", "replays", "report"})
+    output = r.mapping(top.get("output") or {}, "output", {"store", "replays", "report", "keep_logs"})
     store = root / (r.string(output["store"], "output.store") if "store" in output else f"out/{name}.sqlite")
     replays_raw = output.get("replays")
     replays = None if replays_raw is None else root / r.string(replays_raw, "output.replays")
     report_raw = output.get("report")
     report = None if report_raw is None else root / r.string(report_raw, "output.report")
     return store, replays, report
+
+
+def _keep_logs(r: _Reader, top: dict[str, Any], replays: Path | None) -> bool:
+    output = top.get("output") or {}
+    keep = r.boolean(output.get("keep_logs", False) if isinstance(output, dict) else False, "output.keep_logs")
+    if keep and replays is None:
+        r.fail("output.keep_logs", "the logs are kept in the replays: set output.replays to a folder too")
+    return keep
 
 
 def _sandbox_views(r: _Reader, entrants: list[EntrantConfig], root: Path, file: Path, store: Path, replays: Path | None,

@@ -124,6 +124,7 @@ class GamePlayer:
                 policy=self.policy,
                 replay_path=replay,
                 game_id=played_game_id(self.secret, self.spec.name, game.index),
+                keep_logs=self.config.keep_logs,
             )
         except OSError as exc:
             if exc.errno not in _OUTPUT_ERRNOS:

@@ -56,6 +56,21 @@
     return h + "</div>";
   }
 
+  // The stderr lines each shown seat wrote while step i was being decided (kept with --keep-logs).
+  function logsHtml(i) {
+    var logs = i < last ? (data.steps[i].logs || []) : [];
+    var seats = shownSeats();
+    logs = logs.filter(function (g) { return seats.indexOf(g.seat) >= 0; });
+    if (!logs.length) { return ""; }
+    var h = '<h3>Step ' + i + ': stderr</h3><div id="logs">';
+    logs.forEach(function (g) {
+      h += '<div class="log" data-seat="' + g.seat + '"><b>seat ' + g.seat + "</b> " + esc(data.players[g.seat] || "") +
+        '<pre class="stderr">' + esc(g.lines.join("\n")) + "</pre>" +
+        (g.dropped ? '<span class="ms">' + g.dropped + " more lines dropped (over the log's bounds)</span>" : "") + "</div>";
+    });
+    return h + "</div>";
+  }
+
   function render() {
     var views = frameViews(pos);
     var seats = shownSeats();
@@ -72,7 +87,7 @@
     $("where").textContent = "step " + pos + " / " + last + " · " + data.rounds[pos];
     $("step-input").value = String(pos);
     $("round-select").value = data.rounds[pos];
-    var side = "";
+    var side = logsHtml(pos);
     if (pos > 0) {
       var st = data.steps[pos - 1];
       side += "<h3>Step " + (pos - 1) + ": decisions</h3><ul class=\"decisions\">";

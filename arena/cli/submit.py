@@ -1,0 +1,81 @@
+"""`arena submit PATH` and `arena ladder status`: a participant's commands against `arena serve`."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from arena.cli import main
+
+SERVER_HELP = "The server's address (else $ARENA_SERVER, else ~/.config/arena/client.json, else http://127.0.0.1:8750)."
+TOKEN_HELP = "Your participant token (else $ARENA_TOKEN, else ~/.config/arena/client.json)."
+
+
+@main.command("submit")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--server", default=None, help=SERVER_HELP)
+@click.option("--token", default=None, help=TOKEN_HELP)
+@click.option("--check-timeout", type=click.FloatRange(1, 3600), default=600, show_default=True,
+              help="Seconds to wait for the check's verdict.")
+@click.option("--games", "first_games", type=click.IntRange(0, 1000), default=3, show_default=True,
+              help="After joining, wait for this many ladder games and print where the bot stands (0: do not wait).")
+@click.option("--games-timeout", type=click.FloatRange(0, 3600), default=120, show_default=True,
+              help="Seconds to wait for those games.")
+def submit_command(path: Path, server: str | None, token: str | None, check_timeout: float, first_games: int,
+                   games_timeout: float) -> None:
+    """Upload a bot (a folder with manifest.json, or a .zip/.tar.gz of one), follow its check, print the
+    verdict (and the bot's stderr when refused) and where it stands after its first games.
+    Exit status 0 only when the bot joined the ladder."""
+    from arena.server.client import Client, pack, settings, standing
+
+    config = settings(server, token)
+    if config.warning:
+        click.echo(f"arena: warning: {config.warning}", err=True)
+    data = pack(path)
+    client = Client(config)
+    try:
+        code, body = client.submit(data)
+        sub = body.get("submission")
+        if code == 422:
+            click.echo(f"refused: {body.get('error')}")
+            sys.exit(1)
+        click.echo(f"submission {sub}: uploaded {len(data)} bytes to {config.server}", err=True)
+        verdict = client.follow(int(str(sub)), lambda s: click.echo(f"submission {sub}: {s}", err=True), check_timeout)
+        if verdict["status"] != "passed":
+            click.echo(f"refused: {verdict.get('reason')}")
+            click.echo("--- the check's report, with your bot's stderr ---")
+            click.echo(str(verdict.get("report", "")).rstrip())
+            sys.exit(1)
+        bot = int(verdict["bot"])
+        click.echo(f"passed: {verdict.get('reason')}")
+        click.echo(f"bot {bot} joined the ladder: {config.server}/bots/{bot}")
+        deadline = time.monotonic() + games_timeout
+        while first_games and client.bot(bot).get("games", 0) < first_games and time.monotonic() < deadline:
+            time.sleep(1.0)
+        click.echo(f"bot {bot}: {standing(client.leaderboard(), bot)}")
+    finally:
+        client.close()
+
+
+@main.group("ladder")
+def ladder_group() -> None:
+    """Look at a competition server's ladder."""
+
+
+@ladder_group.command("status")
+@click.option("--server", default=None, help=SERVER_HELP)
+def status_command(server: str | None) -> None:
+    """Print the leaderboard of the server's ladder."""
+    from arena.server.client import Client, leaderboard_text, settings
+
+    client = Client(settings(server, None))
+    try:
+        info = client.info()
+        state = "paused" if info.get("paused") else "running"
+        click.echo(f"{info.get('name')} ({info.get('game')}): {info.get('games')} games, the ladder is {state}")
+        click.echo(leaderboard_text(client.leaderboard()))
+    finally:
+        client.close()

@@ -1,0 +1,182 @@
+"""The ladder's public pages, served by `arena serve` beside the API: the live leaderboard, a page per
+bot, each game's replay in the report's viewer. Signed-in participants see their own bots' stderr;
+nobody else does (`web_session` says who is looking).
+
+The leaderboard updates by itself: `/events` is a server-sent event stream that says "the store
+changed" (the store's write generation) a moment after any write, and the page then fetches the
+table again from `/leaderboard/table`, rendered by the same function as the first page and cached
+until the next write. Nothing the page loads comes from anywhere but this server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from arena.errors import ArenaError
+from arena.jsonvalue import JSON, loads
+from arena.server import pages_html
+from arena.server.api import bot_details, leaderboard_rows
+from arena.server.http import ApiError, path_id, state
+from arena.server.web_session import Viewer, html_page, security_headers, viewer
+from arena.textsafe import NAME_CHARS, clean
+from arena.web.frames import Perspective, viewer_data
+from arena.web.replay_source import load_game_record
+from arena.web.viewer import viewer_page
+
+EVENT_POLL_S = 0.2
+KEEPALIVE_S = 15.0
+
+
+def _status(request: Request) -> str:
+    server = state(request)
+    row = server.db.one("SELECT COUNT(*) AS n FROM games WHERE status = 'done'")
+    played = int(row["n"]) if row else 0
+    ladder = "paused by the organiser" if server.ladder.paused else "running"
+    return f'<p class="status" id="ladder-status">{played} games played · the ladder is {ladder}</p>'
+
+
+def board_fragment(request: Request) -> tuple[str, int]:
+    """The status line and the table (cached per write generation: read by every open page at once)."""
+    server = state(request)
+    generation = server.db.generation
+    cached = server.cache.get(generation, ("page-board",))
+    if cached is None:
+        board = leaderboard_rows(server.db)["leaderboard"]
+        cached = (_status(request) + pages_html.leaderboard_table(board, generation)).encode()
+        server.cache.put(generation, ("page-board",), cached)
+    return cached.decode(), generation
+
+
+def _nav(request: Request, session: Viewer | None, current: str) -> str:
+    return pages_html.nav(session.name if session else "", bool(session and session.admin), current)
+
+
+def leaderboard(request: Request) -> Response:
+    session = viewer(request)
+    fragment, _ = board_fragment(request)
+    name = pages_html.esc(state(request).config.name)
+    body = (_nav(request, session, "/") + f'<main><h1>{name}: leaderboard</h1>'
+            '<p id="live" class="note" aria-live="polite">live: updates as games finish</p>'
+            f'<div id="board">{fragment}</div></main>')
+    return html_page(f"{state(request).config.name}: leaderboard", body)
+
+
+def board_table(request: Request) -> Response:
+    fragment, generation = board_fragment(request)
+    return HTMLResponse(fragment, headers={"Cache-Control": "no-store", "X-Arena-Generation": str(generation)})
+
+
+async def events(request: Request) -> Response:
+    """Server-sent events: `update` with the store's write generation, whenever it changes."""
+    server = state(request)
+
+    async def stream() -> AsyncIterator[str]:
+        yield "retry: 2000\n\n"
+        last, quiet = -1, 0.0
+        while not server.ladder.stopping.is_set():
+            generation = server.db.generation
+            if generation != last:
+                last, quiet = generation, 0.0
+                yield f"event: update\ndata: {generation}\n\n"
+            elif quiet >= KEEPALIVE_S:
+                quiet = 0.0
+                yield ": keep-alive\n\n"
+            await asyncio.sleep(EVENT_POLL_S)
+            quiet += EVENT_POLL_S
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def names(db: Any) -> dict[int, str]:
+    """Every bot version as pages name it: participant / bot vVERSION (cleaned)."""
+    rows = db.all("SELECT b.id, b.name, b.version, p.name AS participant FROM bots b JOIN participants p ON p.id = b.participant_id")
+    return {int(r["id"]): f"{clean(r['participant'], NAME_CHARS)} / {clean(r['name'], NAME_CHARS)} ({clean(r['version'], NAME_CHARS)})"
+            for r in rows}
+
+
+def head_to_head(db: Any, bot: int) -> list[dict[str, Any]]:
+    rows = db.all("SELECT o.bot_id AS other, COUNT(*) AS games, SUM(m.rank < o.rank) AS ahead, SUM(m.rank = o.rank) AS level, "
+                  "SUM(m.rank > o.rank) AS behind FROM game_seats m JOIN game_seats o ON o.game_id = m.game_id AND o.seat != m.seat "
+                  "WHERE m.bot_id = ? AND o.bot_id != ? GROUP BY o.bot_id ORDER BY games DESC LIMIT 100", bot, bot)
+    return [dict(r) for r in rows]
+
+
+def bot(request: Request) -> Response:
+    session = viewer(request)
+    db = state(request).db
+    bot_id = path_id(request)
+    details = bot_details(db, bot_id, 15, session.participant if session else None)
+    logs = ([dict(r) for r in db.all("SELECT id, status, reason, report FROM submissions WHERE bot_id = ?", bot_id)]
+            if details["owner_view"] else [])
+    body = pages_html.bot_page(details, names(db), head_to_head(db, bot_id), logs)
+    return html_page(f"{pages_html.bot_label(details)}", _nav(request, session, "") + f"<main>{body}</main>")
+
+
+async def game(request: Request) -> Response:
+    """The replay in the report's viewer, every seat's view (the game is over), under the bots' ladder
+    names. A fault's detail and its bot's stderr only for the bot's owner (or the organiser): the
+    file itself, with the bots' commands and host paths, stays behind the API's owner-only download."""
+    session = viewer(request)
+    server = state(request)
+    game_id = path_id(request)
+    row = server.db.one("SELECT id, seats, replay FROM games WHERE id = ? AND status = 'done'", game_id)
+    if row is None or not row["replay"] or not Path(row["replay"]).is_file():
+        raise ApiError(404, f"no finished game {game_id} with a replay")
+    seats: list[int] = loads(row["seats"])
+    try:
+        record = await run_in_threadpool(load_game_record, row["replay"])
+    except ArenaError as exc:
+        raise ApiError(500, f"game {game_id}: its replay does not read: {clean(exc, 300)}") from None
+    mine = _mine(server.db, session, seats)
+    data = redacted(viewer_data(record, Perspective(None)), seats, names(server.db), mine)
+    title = f"game {game_id}"
+    nonce = secrets.token_urlsafe(16)
+    text = viewer_page(data, title, "/", "← leaderboard", nonce)
+    return HTMLResponse(text, headers=security_headers(nonce))
+
+
+def _mine(db: Any, session: Viewer | None, seats: list[int]) -> set[int]:
+    """The seats whose fault details this viewer may read."""
+    if session is None:
+        return set()
+    if session.admin:
+        return set(range(len(seats)))
+    assert session.participant is not None
+    owned = {int(r["id"]) for r in db.all("SELECT id FROM bots WHERE participant_id = ?", session.participant.id)}
+    return {s for s, b in enumerate(seats) if b in owned}
+
+
+def redacted(data: dict[str, JSON], seats: list[int], bot_names: dict[int, str], mine: set[int]) -> dict[str, JSON]:
+    """The viewer's data with ladder names, faults of other seats cut to their kind and step, and only
+    `mine`'s stderr lines beside each step."""
+    players = [bot_names.get(b, f"bot {b}") for b in seats]
+    steps: list[JSON] = []
+    raw_steps = data.get("steps")
+    for step in raw_steps if isinstance(raw_steps, list) else []:
+        if isinstance(step, dict) and isinstance(step.get("logs"), list):
+            logs = [log for log in step["logs"] if isinstance(log, dict) and log.get("seat") in mine]
+            step = {k: v for k, v in step.items() if k != "logs"}
+            if logs:
+                step["logs"] = list(logs)
+        steps.append(step)
+    faults: list[JSON] = []
+    raw = data.get("faults")
+    for fault in raw if isinstance(raw, list) else []:
+        if isinstance(fault, dict) and fault.get("seat") not in mine:
+            fault = {k: v for k, v in fault.items() if k in ("seat", "kind", "step")}
+        faults.append(fault)
+    return {**data, "players": list(players), "faults": faults, "steps": steps}
+
+
+ROUTES = [Route(path, endpoint, include_in_schema=False)  # pages: not in the API's OpenAPI document
+          for path, endpoint in (("/", leaderboard), ("/leaderboard/table", board_table), ("/events", events),
+                                 ("/bots/{id:int}", bot), ("/games/{id:int}", game))]

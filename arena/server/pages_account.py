@@ -1,0 +1,196 @@
+"""The pages behind a sign-in: signing in and out, submitting a bot and following its check, and the
+organiser's page (participants and new tokens, disabling a bot, pausing the ladder, health).
+
+Every write here is a POST from this server's own page with the session's CSRF token
+(`web_session.check_write`); the organiser's actions call the same functions as the admin API.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from arena.errors import ServerError
+from arena.server.accounts import create_participant, participant_by_token, set_bot_status
+from arena.server.api_admin import health_report
+from arena.server.http import ApiError, path_id, state
+from arena.server.pages_html import esc, nav
+from arena.server.web_session import COOKIE, Viewer, check_write, csrf_token, form, html_page, viewer
+
+MAX_AGE_S = 30 * 24 * 3600
+
+
+def _nav(session: Viewer | None, current: str) -> str:
+    return nav(session.name if session else "", bool(session and session.admin), current)
+
+
+def signin_page(request: Request, error: str = "", status: int = 200) -> Response:
+    message = f'<p class="error" role="alert">{html.escape(error)}</p>' if error else ""
+    body = (_nav(viewer(request), "/signin") + '<main><h1>sign in</h1>' + message +
+            '<form method="post" action="/signin" class="stack"><label for="token">your token (the organiser gave it to you)'
+            '</label><input id="token" name="token" type="password" autocomplete="current-password" required maxlength="200">'
+            '<button type="submit">sign in</button></form>'
+            '<p class="note">the token stays in an HttpOnly cookie for this site only; sign out to remove it</p></main>')
+    return html_page("sign in", body, status)
+
+
+async def signin(request: Request) -> Response:
+    fields = await form(request)
+    token = fields.get("token", "").strip()
+    origin = request.headers.get("origin")
+    if origin and origin != "null" and origin.split("://", 1)[-1] != request.headers.get("host", ""):
+        raise ApiError(403, "sign in from this server's own page")
+    server = state(request)
+    known = bool(token) and len(token) <= 200 and (server.is_admin(token) or
+                                                   await run_in_threadpool(participant_by_token, server.db, token) is not None)
+    if not known:
+        return signin_page(request, "unknown token: check it, or ask the organiser for yours", 401)
+    response = RedirectResponse("/admin" if server.is_admin(token) else "/submit", 303)
+    response.set_cookie(COOKIE, token, max_age=MAX_AGE_S, httponly=True, samesite="strict", path="/",
+                        secure=request.url.scheme == "https")
+    return response
+
+
+def signout(request: Request) -> Response:
+    response = RedirectResponse("/", 303)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+def submit_page(request: Request) -> Response:
+    session = viewer(request)
+    if session is None or session.participant is None:
+        return signin_page(request, "sign in with your participant token to submit a bot" if session is None else
+                           "the organiser's token cannot submit: sign in as a participant", 401)
+    db = state(request).db
+    subs = db.all("SELECT id, status, reason, bot_id FROM submissions WHERE participant_id = ? ORDER BY id DESC LIMIT 20",
+                  session.participant.id)
+    rows = "".join(f'<tr><td>{int(s["id"])}</td><td>{esc(s["status"])}</td><td>{esc(s["reason"], 300)}</td><td>'
+                   + (f'<a href="/bots/{int(s["bot_id"])}">bot {int(s["bot_id"])}</a>' if s["bot_id"] else "") + "</td></tr>"
+                   for s in subs)
+    body = (_nav(session, "/submit") + "<main><h1>submit a bot</h1>"
+            "<p>a zip or tar.gz archive with <code>manifest.json</code> at its top: "
+            "<code>{\"name\", \"version\", \"command\"}</code> (or <code>arena submit FOLDER</code> from a terminal)</p>"
+            f'<form id="upload" class="stack" data-csrf="{csrf_token(request, session)}">'
+            '<label for="archive">archive</label><input id="archive" name="archive" type="file" required '
+            'accept=".zip,.tar.gz,.tgz,application/zip,application/gzip"><button type="submit">upload and check</button></form>'
+            '<section aria-live="polite"><p id="verdict"></p><pre id="report" class="stderr" hidden></pre></section>'
+            '<h2>your submissions</h2><table class="grid" id="submissions"><thead><tr><th>#</th><th>status</th><th>verdict</th>'
+            f"<th>bot</th></tr></thead><tbody>{rows}</tbody></table></main>")
+    return html_page("submit a bot", body)
+
+
+async def upload(request: Request) -> Response:
+    """The upload form's POST (the archive's bytes as the body, the CSRF token in a header)."""
+    session = check_write(request, viewer(request), request.headers.get("x-arena-csrf"))
+    if session.participant is None:
+        raise ApiError(403, "the organiser's token cannot submit: sign in as a participant")
+    server = state(request)
+    wait = server.rate.take(session.participant.id)
+    if wait:
+        raise ApiError(429, f"over {server.config.submissions_per_minute} submissions a minute; try again in {wait:.0f} s")
+    data = await request.body()
+    if not data:
+        raise ApiError(400, "choose an archive first")
+    sub, refused = await run_in_threadpool(server.submit, session.participant.id, data)
+    return JSONResponse({"submission": sub, "status": "refused" if refused else "received", "reason": refused or ""},
+                        422 if refused else 202)
+
+
+def submission(request: Request) -> Response:
+    """A submission's state for its owner's page (the cookie, not a bearer token)."""
+    session = viewer(request)
+    if session is None or session.participant is None:
+        raise ApiError(401, "sign in first")
+    row = state(request).db.one("SELECT * FROM submissions WHERE id = ?", path_id(request))
+    if row is None or int(row["participant_id"]) != session.participant.id:
+        raise ApiError(404, "no such submission of yours")
+    return JSONResponse({"submission": row["id"], "status": row["status"], "reason": row["reason"],
+                         "report": row["report"], "bot": row["bot_id"]}, headers={"Cache-Control": "no-store"})
+
+
+def _admin(request: Request) -> Viewer:
+    session = viewer(request)
+    if session is None or not session.admin:
+        raise ApiError(403, "the organiser's page: sign in with the admin token")
+    return session
+
+
+def admin_page(request: Request, new_token: tuple[str, str] | None = None) -> Response:
+    session = viewer(request)
+    if session is None or not session.admin:
+        return signin_page(request, "the organiser's page: sign in with the admin token", 403)
+    server = state(request)
+    csrf = f'<input type="hidden" name="csrf" value="{csrf_token(request, session)}">'
+    health = health_report(server)
+    people = server.db.all("SELECT p.id, p.name, p.is_house, b.id AS bot, b.name AS bot_name, b.version, b.status "
+                           "FROM participants p LEFT JOIN bots b ON b.participant_id = p.id AND b.id = "
+                           "(SELECT MAX(id) FROM bots WHERE participant_id = p.id) ORDER BY p.id")
+    rows = []
+    for p in people:
+        action = ""
+        if p["bot"] is not None and p["status"] == "active":
+            action = (f'<form method="post" action="/admin/bots/{int(p["bot"])}/disable">{csrf}'
+                      f'<button type="submit">disable bot {int(p["bot"])}</button></form>')
+        elif p["bot"] is not None:
+            action = (f'<form method="post" action="/admin/bots/{int(p["bot"])}/enable">{csrf}'
+                      f'<button type="submit">enable bot {int(p["bot"])}</button></form>')
+        bot = f'<a href="/bots/{int(p["bot"])}">{esc(p["bot_name"])} v{esc(p["version"])}</a> ({esc(p["status"])})' if p["bot"] else "-"
+        rows.append(f'<tr><td>{int(p["id"])}</td><td>{esc(p["name"])}{" (house)" if p["is_house"] else ""}</td>'
+                    f"<td>{bot}</td><td>{action}</td></tr>")
+    shown = ""
+    if new_token is not None:
+        shown = (f'<p class="token" role="status">token of {esc(new_token[0])} (shown this once; give it to them): '
+                 f"<code>{html.escape(new_token[1])}</code></p>")
+    pause = "resume" if health["paused"] else "pause"
+    facts = "".join(f"<dt>{html.escape(k.replace('_', ' '))}</dt><dd>{esc(v, 300)}</dd>" for k, v in health.items())
+    body = (_nav(session, "/admin") + "<main><h1>organiser</h1>"
+            f'<h2>server health</h2><dl class="facts" id="health">{facts}</dl>'
+            f'<form method="post" action="/admin/ladder/{pause}">{csrf}<button type="submit">{pause} the ladder</button></form>'
+            f'<h2>participants</h2>{shown}<form method="post" action="/admin/participants" class="row">{csrf}'
+            '<label for="pname">new participant</label><input id="pname" name="name" required maxlength="40" '
+            'pattern="[A-Za-z0-9._\\-]+"><button type="submit">add and show its token</button></form>'
+            '<table class="grid" id="participants"><thead><tr><th>#</th><th>participant</th><th>latest bot</th><th></th></tr>'
+            f'</thead><tbody>{"".join(rows)}</tbody></table></main>')
+    return html_page("organiser", body)
+
+
+async def admin_action(request: Request) -> Response:
+    session = _admin(request)
+    fields = await form(request)
+    check_write(request, session, fields.get("csrf"))
+    server = state(request)
+    action = request.url.path.rsplit("/", 1)[-1]
+    if request.url.path.startswith("/admin/ladder/"):
+        server.db.set_setting("paused", "1" if action == "pause" else "0")
+        server.ladder.poke()
+    elif request.url.path == "/admin/participants":
+        try:
+            who, token = create_participant(server.db, fields.get("name", "").strip())
+        except ServerError as exc:
+            raise ApiError(400, str(exc)) from None
+        return admin_page(request, (who.name, token))
+    else:
+        status = "disabled" if action == "disable" else "active"
+        if not set_bot_status(server.db, path_id(request), status, "disabled by the organiser" if status == "disabled" else ""):
+            raise ApiError(404, "no such bot")
+        server.ladder.poke()
+    return RedirectResponse("/admin", 303)
+
+
+def _page(path: str, endpoint: Any, method: str = "GET") -> Route:
+    return Route(path, endpoint, methods=[method], include_in_schema=False)  # pages: not in the API's document
+
+
+ROUTES = [
+    _page("/signin", signin_page), _page("/signin", signin, "POST"), _page("/signout", signout),
+    _page("/submit", submit_page), _page("/submit", upload, "POST"), _page("/submissions/{id:int}.json", submission),
+    _page("/admin", admin_page), _page("/admin/ladder/pause", admin_action, "POST"),
+    _page("/admin/ladder/resume", admin_action, "POST"), _page("/admin/participants", admin_action, "POST"),
+    _page("/admin/bots/{id:int}/disable", admin_action, "POST"), _page("/admin/bots/{id:int}/enable", admin_action, "POST"),
+]
