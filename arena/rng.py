@@ -9,6 +9,8 @@ its seed.
 from __future__ import annotations
 
 import hashlib
+import hmac
+import secrets
 from typing import MutableSequence, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -68,3 +70,32 @@ def derive_seed(master: int, *labels: object) -> int:
     """
     text = repr((int(master),) + tuple(str(label) for label in labels)).encode("utf-8")
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
+
+
+# --- secrets: what no bot may derive ---------------------------------------------------------------
+
+SECRET_BYTES = 16  # a tournament's secret: 128 random bits, hex-encoded
+
+
+def new_secret() -> str:
+    """A fresh tournament secret (hex), from the operating system's randomness."""
+    return secrets.token_hex(SECRET_BYTES)
+
+
+def random_seed() -> int:
+    """A 63-bit seed from the operating system's randomness: no bot can try them all."""
+    return secrets.randbits(63)
+
+
+def keyed_seed(secret: str, *labels: object) -> int:
+    """A 63-bit seed for `labels` under a secret key (HMAC-SHA-256): without the secret, knowing the
+    labels (a schedule's public seed, a game's index) tells nothing about the result."""
+    text = repr(tuple(str(label) for label in labels)).encode("utf-8")
+    return int.from_bytes(hmac.new(secret.encode("utf-8"), text, hashlib.sha256).digest()[:8], "big") >> 1
+
+
+def opaque_game_id(game: str, value: int | None = None) -> str:
+    """A game id that says nothing but the game: `<game>-<16 hex digits>`, random unless `value` (a
+    keyed seed) is given. Every game id a bot sees has this shape: `arena play`, tournaments, check-bot."""
+    number = secrets.randbits(64) if value is None else value & ((1 << 64) - 1)
+    return f"{game}-{number:016x}"

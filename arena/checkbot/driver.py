@@ -19,6 +19,7 @@ from arena.games.base import GameSpec, GameState
 from arena.jsonvalue import JSON, dumps_str
 from arena.protocol import ProtocolViolation, end_message, parse_answer, request_message, start_message
 from arena.checkbot.session import BotPipe, Line
+from arena.referee.referee import default_game_id
 from arena.rng import Rng
 from arena.exits import describe_exit
 from arena.textsafe import clean
@@ -95,9 +96,21 @@ class _Ask:
     step: int
 
 
+# Names the other seats are given: those of arena's sample bots, as in a tournament of them, so that an
+# ordinary check-bot game carries no name a tournament could not (the bot's own seat has its own name).
+OTHER_NAMES = ("random-py", "random-c", "random-js", "kododo-heuristic", "kolpa-heuristic", "kodama-duo-heuristic")
+
+
+def players(seat: int, count: int, own_name: str, rng: Rng) -> list[str]:
+    """The players list of a check-bot game: the bot's hello name at its seat, sample bots' elsewhere."""
+    return [own_name if s == seat else rng.choice(OTHER_NAMES) for s in range(count)]
+
+
 class GameDriver:
-    def __init__(self, spec: GameSpec, session: BotPipe, ids: RequestIds, decision_ms: int, startup_ms: int) -> None:
+    def __init__(self, spec: GameSpec, session: BotPipe, ids: RequestIds, decision_ms: int, startup_ms: int,
+                 own_name: str = "bot") -> None:
         self.spec = spec
+        self.own_name = own_name
         self.session = session
         self.ids = ids
         self.decision_ms = decision_ms
@@ -112,11 +125,12 @@ class GameDriver:
         spec, session, seat = self.spec, self.session, record.seat
         state = spec.new_game(record.config.players, record.config.options, record.seed)
         others = Rng(record.seed ^ 0xC0FFEE)
-        game_id = f"check-{spec.name}-{record.seed}-{record.number}"
+        game_id = default_game_id(spec.name, record.seed)  # the shape of every game id, the seed not in it
         self._stray(record, "before the game")
+        names = players(seat, record.config.players, self.own_name, others.fork("names"))
         start = start_message(
             game_id=game_id, game=spec.name, game_version=spec.version, options=state_options(spec, record.config),
-            seat=seat, players=[f"seat{i}" for i in range(record.config.players)], time_control=self.time_control(),
+            seat=seat, players=names, time_control=self.time_control(),
         )
         if not self._send(record, start, "the start message"):
             return record

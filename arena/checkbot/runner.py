@@ -249,7 +249,7 @@ def _main_process(evidence: Evidence, by_config: dict[int, frozenset[str]], say:
         if evidence.handshake.problem is not None:
             return
         ids = RequestIds()
-        driver = GameDriver(evidence.spec, session, ids, options.decision_ms, options.startup_ms)
+        driver = GameDriver(evidence.spec, session, ids, options.decision_ms, options.startup_ms, evidence.handshake.name)
         seen: set[str] = set()
         wanted = {f"d:{k}" for k in evidence.decision_universe} | {f"e:{k}" for k in evidence.event_universe}
         for number in range(1, limit + 1):
@@ -304,7 +304,8 @@ def _probe_process(evidence: Evidence, clock: Clock) -> None:
             return
         config = evidence.configs[0]
         record = CheckedGame(1, config, 0, derive_seed(options.seed, "probe"), injected=True)
-        driver = GameDriver(evidence.spec, session, RequestIds(), options.decision_ms, options.startup_ms)
+        driver = GameDriver(evidence.spec, session, RequestIds(), options.decision_ms, options.startup_ms,
+                            evidence.probe_handshake.name)
         evidence.probe = driver.play(record)
         if record.finished:
             for line in session.drain(0.05):

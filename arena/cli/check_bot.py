@@ -8,6 +8,7 @@ import click
 
 from arena.checkbot import CheckOptions, evaluate, load, run_check
 from arena.checkbot.checks import doubtful, judge
+from arena.rng import random_seed
 from arena.checkbot.report import failed, render_json, render_text
 from arena.cli import main
 from arena.cli.play import parse_command
@@ -28,7 +29,9 @@ LIM = Limits()  # a tournament's defaults
 @click.option("--quick", is_flag=True, help="A short run: every configuration once.")
 @click.option("--decision-ms", type=click.IntRange(min=1), default=1000, show_default=True, help="Time limit per decision.")
 @click.option("--startup-ms", type=click.IntRange(min=1), default=10_000, show_default=True, help="Start-up allowance.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals and of the other seats' play.")
+@click.option("--seed", type=int, default=None,
+              help="Seed of the deals and of the other seats' play (default: random, as a tournament's deals are; "
+              "--json reports it).")
 @click.option("--sandbox/--no-sandbox", "sandbox", default=None,
               help="Run the bot in arena's sandbox, as a tournament does (default: on where it can run).")
 @click.option("--cpu-seconds", type=int, default=LIM.cpu_seconds, help="CPU-time limit of the bot process, as in a tournament.")
@@ -37,7 +40,7 @@ LIM = Limits()  # a tournament's defaults
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (for CI).")
 @click.option("--verbose", "-v", is_flag=True, help="Show the evidence of passing checks too.")
 def check_bot_command(game: str, command: tuple[str, ...], bot: str | None, games: int | None, quick: bool,
-                      decision_ms: int, startup_ms: int, seed: int, sandbox: bool | None, cpu_seconds: int | None,
+                      decision_ms: int, startup_ms: int, seed: int | None, sandbox: bool | None, cpu_seconds: int | None,
                       memory_mb: int | None, as_json: bool, verbose: bool) -> None:
     """Check that a bot follows the protocol for GAME: arena check-bot GAME -- CMD [ARGS...]
 
@@ -59,7 +62,7 @@ def check_bot_command(game: str, command: tuple[str, ...], bot: str | None, game
     # Progress on a terminal only: a log or a CI job gets the report alone.
     progress = (lambda text: click.echo(f"  .. {text}", err=True)) if sys.stderr.isatty() and not as_json else None
     options = CheckOptions(game=game, command=argv, games=games, quick=quick, decision_ms=decision_ms,
-                           startup_ms=startup_ms, seed=seed, sandbox=sandboxed,
+                           startup_ms=startup_ms, seed=random_seed() if seed is None else seed, sandbox=sandboxed,
                            limits=Limits(cpu_seconds=cpu_seconds, memory_mb=memory_mb or None))
     before = load.measure()
     evidence = run_check(options, progress)

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from arena.cli import main
+from arena.cli.run import secret_option
 from arena.cli.play import parse_option
 from arena.jsonvalue import dumps_str
 from arena.match.run import MatchSummary, play
@@ -45,6 +46,8 @@ EXIT = {Verdict.BETTER: 0, Verdict.NOT_BETTER: 1, Verdict.UNDECIDED: 3}
               help="The results store (default: out/match-GAME-<what the games are>.sqlite, so the same command resumes).")
 @click.option("--replays", type=click.Path(file_okay=False), default=None, help="Keep every game's replay in this folder.")
 @click.option("--fresh", is_flag=True, help="Discard the stored games of this match and start over.")
+@click.option("--secret", metavar="HEX", default=None, callback=lambda ctx, param, value: secret_option(value),
+              help="The secret that keys a new store's deals (as `arena run --secret`; default: random).")
 @click.option("--sandbox/--no-sandbox", "sandbox", default=None, help="Run the bots in the sandbox (default: on where it runs).")
 @click.option("--unpaired", is_flag=True, help="Give OLD deals of its own (no pairing): to measure what pairing saves.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict and figures as JSON (for CI; the exit status is the verdict's).")
@@ -52,7 +55,8 @@ EXIT = {Verdict.BETTER: 0, Verdict.NOT_BETTER: 1, Verdict.UNDECIDED: 3}
 def match_command(
     game: str, new: str, old: str, fill: tuple[str, ...], players: int | None, max_games: int, sprt_text: str | None,
     seed: int, concurrency: int | None, config: str | None, options: tuple[str, ...], store: str | None,
-    replays: str | None, fresh: bool, sandbox: bool | None, unpaired: bool, as_json: bool, quiet: bool,
+    replays: str | None, fresh: bool, secret: str | None, sandbox: bool | None, unpaired: bool, as_json: bool,
+    quiet: bool,
 ) -> None:
     """Does NEW beat OLD at GAME? NEW and OLD are bot commands (or entrant names of --config).
 
@@ -72,7 +76,7 @@ def match_command(
         click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false'})", err=True)
     if not as_json:
         click.echo(header(cfg, spec))
-    summary = play(cfg, spec, concurrency=concurrency, fresh=fresh, quiet=quiet or as_json)
+    summary = play(cfg, spec, concurrency=concurrency, fresh=fresh, quiet=quiet or as_json, secret=secret)
     if as_json:
         click.echo(dumps_str(summary.to_json()))
     else:

@@ -24,7 +24,7 @@ from arena.replay import iter_replay
 from arena.sandbox.launch import is_script
 from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import decide
-from arena.rng import bot_seed
+from arena.rng import bot_seed, random_seed
 from arena.textsafe import LINE_CHARS, clean, seat_label
 
 TC = TimeControl()  # the defaults, defined once in the referee
@@ -117,8 +117,9 @@ def play_command(
 
     Example: arena play kododo --bot 'python3 sample_bots/python/random_bot.py' --bot sample_bots/c/random_bot
 
-    A --seed reproduces the game: the game id is derived from it, and each bot gets ARENA_SEED (derived
-    from the seed and its seat) in its environment, which the sample bots seed themselves from.
+    A --seed reproduces the game: the game id is a one-way hash of it, and each bot gets ARENA_SEED (a
+    one-way hash of the seed and its seat) in its environment, which the sample bots seed themselves
+    from. Without --seed the seed is 63 random bits; a small seed you give, a bot can find by trying.
     """
     spec = get_game(game)
     spec.check_seats(len(bots))
@@ -137,7 +138,7 @@ def play_command(
     if warning:
         click.echo(f"arena: {warning}", err=True)
     if seed is None:
-        seed = int.from_bytes(os.urandom(6), "big")
+        seed = random_seed()  # 63 bits: no bot can try them all against its hand
     path = replay
     if path is None:
         fd, path = tempfile.mkstemp(prefix="arena-replay-", suffix=".jsonl")

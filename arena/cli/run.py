@@ -33,8 +33,17 @@ from arena.tournament.run import runner
     help="Play the games on a Dask cluster: a scheduler's address (tcp://host:8786), or local:N to start N workers here "
     "(default: the config's `executor: {dask: ...}`, else local worker processes). Needs pip install 'arena[dask]'.",
 )
+@click.option(
+    "--secret",
+    metavar="HEX",
+    default=None,
+    callback=lambda ctx, param, value: secret_option(value),
+    help="The secret that keys a new store's deals (32 or more hex digits; default: random). A store keeps its "
+    "secret: give it again with --fresh to replay the same deals (`arena secret STORE` prints it).",
+)
 def run_command(
-    config: str, fresh: bool, concurrency: int | None, restart_bots: bool | None, quiet: bool, cluster: str | None
+    config: str, fresh: bool, concurrency: int | None, restart_bots: bool | None, quiet: bool, cluster: str | None,
+    secret: str | None,
 ) -> None:
     """Play the tournament CONFIG describes; rerun the same command to resume an interrupted run."""
     cfg = tconfig.load(config)
@@ -50,7 +59,8 @@ def run_command(
 
         executor = DaskExecutor(ClusterSpec.parse(where))
     summary = runner.run(
-        cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet, executor=executor
+        cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet, executor=executor,
+        secret=secret,
     )
     rate = f", {summary.games_per_second:.1f} games/s" if summary.played else ""
     reused = f", {summary.reused} kept from the earlier config" if summary.reused else ""
@@ -78,3 +88,26 @@ def run_command(
     if summary.interrupted:
         click.echo(f"interrupted: run `arena run {config}` again to play the {summary.total - summary.stored} games left", err=True)
         sys.exit(130)
+
+
+def secret_option(value: str | None) -> str | None:
+    """A `--secret` as given: 32 or more hex digits, lower-cased; None when not given."""
+    if value is None:
+        return None
+    text = value.strip().lower()
+    if len(text) < 32 or any(c not in "0123456789abcdef" for c in text):
+        raise click.BadParameter("give 32 or more hex digits (128 bits), e.g. the output of `arena secret STORE`")
+    return text
+
+
+@main.command("secret")
+@click.argument("store", type=click.Path(dir_okay=False))
+def secret_command(store: str) -> None:
+    """Print the secret of the results store STORE: with it, `arena run --fresh --secret HEX` plays the same
+    deals again. Keep it from the bots (anyone who has it and the config can compute every deal)."""
+    from pathlib import Path
+
+    from arena.results.store import Store
+
+    with Store.open_existing(Path(store)) as opened:
+        click.echo(opened.secret())

@@ -9,6 +9,8 @@ Referee -> bot: hello, start, request, end, shutdown. Bot -> referee: hello (the
 
 from __future__ import annotations
 
+import itertools
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -169,10 +171,12 @@ def check_action(action: JSON) -> None:
         if kind is list or kind is dict:
             if depth >= MAX_ACTION_DEPTH:
                 raise ProtocolViolation(f"the action nests deeper than {MAX_ACTION_DEPTH} levels")
+            budget -= len(value) + 2
+            if budget < 0:  # before walking its items: a huge value costs nothing more
+                raise ProtocolViolation(f"the action is longer than {MAX_ACTION_BYTES} bytes")
             items = value.values() if kind is dict else value
             if kind is dict and any(type(k) is not str for k in value):
                 raise ProtocolViolation("the action has an object key that is not a string")
-            budget -= len(value) + 2
             stack.extend((item, depth + 1) for item in items)
         elif kind is int:
             if not -MAX_INT <= value <= MAX_INT:
@@ -203,12 +207,15 @@ def preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
         if isinstance(item, _Raw):
             text = item.text
         elif type(item) is list:
-            stack.append(_Raw("]"))
-            stack.extend(reversed([x for pair in ((_Raw(", "), v) for v in item) for x in pair][1:]))
+            # Only the first `limit` items can show (each takes a character at least): the work on a
+            # value is bounded by the preview's size, never by the value's (a bot's 1 MB line).
+            stack.append(_Raw(", ...]" if len(item) > limit else "]"))
+            stack.extend(reversed([x for pair in ((_Raw(", "), v) for v in item[:limit]) for x in pair][1:]))
             text = "["
         elif type(item) is dict:
-            stack.append(_Raw("}"))
-            entries = [x for k, v in item.items() for x in (_Raw(", "), _Raw(f"{str(k)[:limit]!r}: "), v)][1:]
+            stack.append(_Raw(", ...}" if len(item) > limit else "}"))
+            shown = itertools.islice(item.items(), limit)
+            entries = [x for k, v in shown for x in (_Raw(", "), _Raw(f"{str(k)[:limit]!r}: "), v)][1:]
             stack.extend(reversed(entries))
             text = "{"
         elif type(item) is str:

@@ -40,7 +40,7 @@ from arena.core.result import GameResult, apply_policy
 from arena.referee.script import Script
 from arena.referee.transport import BotHandle, SelectorTransport, Transport
 from arena.referee.stderr_log import LogBounds, StderrLog, StepLog
-from arena.rng import derive_seed
+from arena.rng import derive_seed, opaque_game_id
 
 LogSink = Callable[[StepLog], None]
 
@@ -341,9 +341,10 @@ class _Game:
 
 
 def default_game_id(game: str, seed: int) -> str:
-    """The game id when none is given: derived from the seed alone, so a seed reproduces the game
-    and bots that seed themselves from the game id."""
-    return f"{game}-{seed}-{derive_seed(seed, 'game-id', game) % 16**8:08x}"
+    """The game id when none is given: a one-way hash of the seed (`<game>-<16 hex>`, the shape of every
+    game id), so a seed reproduces the game and bots that seed themselves from the game id, while the
+    id tells a bot nothing it could not find by trying seeds against its own hand."""
+    return opaque_game_id(game, derive_seed(seed, "game-id", game))
 
 
 def play_game(

@@ -5,7 +5,11 @@ reads every ready pipe, stamping each read with the injected clock the moment `o
 only then hands the arrivals back to be judged. So the time a line is credited with includes none of
 the referee's work on the lines of the same wait, and at most the judging of the previous wait's
 reads (one read of at most 64 KiB per ready pipe, lines bounded by their byte budget), never a
-backlog. The referee compares these stamps with each seat's `Deadline`.
+backlog. Judging one line is bounded too, whatever the line: one parse in C of at most the byte
+budget, then work sized by the protocol's bounds (an action's walk stops at MAX_ACTION_BYTES, a fault's
+`preview` of a bad value looks at its first items only), so a neighbour's 1 MB line cannot make an
+innocent bot's answer late (tests/referee/test_line_work.py, with real bots). The referee compares
+these stamps with each seat's `Deadline`.
 
 Why one selector loop and not per-bot reader threads, by measurement (tests/referee/bench_stamp.py, one run:
 a line every 10 ms while the referee judges a flooding neighbour's 1 MB lines, 5.9 ms each): stamped

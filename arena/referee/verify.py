@@ -13,7 +13,8 @@ the game says what is legal and what the fallback is.
 - `recorded`: only in the steps of a branch before `branch.at_step`; the action is legal.
 
 Then each step's events must be the game's, steps must follow one another, every fault must be in
-its step, and the result must be the game's outcome under the recorded faults and fault policy.
+its step, the result must be the game's outcome under the recorded faults and fault policy, and every
+recorded time must fit the header's clock (`verify_clock.py`).
 `resimulate` yields each step (state, views sent, decisions, events) as it is checked; `verify_replay`
 runs it to the end. The first disagreement is a `ReplayMismatch` naming its line.
 """
@@ -33,6 +34,7 @@ from arena.referee.referee import apply_policy
 from arena.replay.encoding import JSON, canonical_bytes, check_commitment
 from arena.replay.reader import Replay, load_replay
 from arena.replay.records import Commit, Decision, Events, FaultRecord, Source, short
+from arena.referee.verify_clock import check_clock
 from arena.textsafe import clean
 
 T = TypeVar("T")
@@ -88,6 +90,7 @@ def verify_replay(replay: Replay | str | os.PathLike[str]) -> VerifyReport:
         steps += 1
         decisions += len(step.decisions)
         commitments += len(step.commits)
+    check_clock(replay, lambda line, problem: ReplayMismatch(replay.source, line, problem))
     header, result = replay.header, replay.result
     return VerifyReport(header.game, header.seed, steps, decisions, commitments, len(result.faults), result.points,
                         result.ranks, replay.sha256, header.branch.of if header.branch else None)

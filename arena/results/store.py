@@ -25,6 +25,7 @@ from typing import Any, Iterator, Sequence
 from arena.errors import StoreError
 from arena.jsonvalue import JSON, dumps_str, loads
 from arena.core.faults import Fault, FaultKind
+from arena.rng import new_secret
 from arena.results.lock import StoreLock
 from arena.results.reindex import Plan, differences, reconcile, supersede
 from arena.results.stored import SCHEMA as _SCHEMA
@@ -88,6 +89,7 @@ class Store:
         fresh: bool = False,
         keys: Sequence[str] | None = None,
         programs: Sequence[str] | None = None,
+        secret: str | None = None,
     ) -> "Store":
         """Open the store of this tournament for a run, creating it and taking its lock.
 
@@ -96,6 +98,7 @@ class Store:
         With `programs` (each entrant's `botfiles.bot_hash`), the stored games of a bot whose files
         changed since are set aside (kept in `superseded_games`, no longer counted) to be played again;
         `changed` says whose and how many.
+        `secret` is the tournament's secret for a new store (default: a random one); a store keeps its own.
         """
         path = Path(path)
         try:
@@ -146,6 +149,7 @@ class Store:
                 with store._transaction():
                     store.changed = supersede(conn, tuple(programs))
                 store.programs = tuple(programs)
+            store._keep_secret(secret)
         except sqlite3.Error as exc:
             store.close()
             if outside_arena(exc):
@@ -181,6 +185,24 @@ class Store:
             return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.OperationalError:
             return {}
+
+    def _keep_secret(self, given: str | None) -> None:
+        """The store holds the tournament's secret from its creation on; a given one must match it once
+        a game is stored (a store from before secrets gets one: its games from now on are keyed)."""
+        held = self._meta().get("secret")
+        (games,) = self.conn.execute("SELECT COUNT(*) FROM games").fetchone()
+        if held is None or (given is not None and given != held and not games):
+            with self._transaction():
+                self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('secret', ?)", (given or new_secret(),))
+        elif given is not None and given != held:
+            raise StoreError(
+                f"{self.path} was created with another secret than the one given; run with --fresh to start "
+                "over with the given secret, or leave --secret out to resume with the store's"
+            )
+
+    def secret(self) -> str:
+        """The tournament's secret: keys every deal seed and game id; never sent to a bot."""
+        return self._meta().get("secret", "")
 
     def _initialise(
         self,

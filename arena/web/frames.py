@@ -76,7 +76,8 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         "version": VIEWER_DATA_VERSION,
         "game": record.game,
         "game_id": clean(record.game_id, NAME_CHARS),
-        "seed": str(record.seed),  # a string: JavaScript numbers lose a 64-bit seed's last digits
+        "seed": str(record.seed) if perspective.seat is None else None,  # the seed is every hand: organiser only;
+        # a string: JavaScript numbers lose a 64-bit seed's last digits
         "players": list(record.players),
         "time_control": record.time_control,
         "perspective": perspective.seat,

@@ -46,7 +46,7 @@ def test_a_branch_at_step_0_replays_the_game_and_verifies(orig: Path, tmp_path: 
     assert data["points"] == list(original.result.points) == data["original"]["points"]  # type: ignore[index]
     check = arena("verify", str(out))
     assert check.returncode == 0, check.stderr
-    assert check.stdout.startswith("ok: ") and check.stdout.rstrip().endswith(f"a branch of {original.sha256[:12]}")
+    assert check.stdout.startswith("ok: ") and check.stdout.rstrip().endswith(f"a branch of {original.sha256[:12]} (unverified: give --original FILE to check it)")
 
 
 def test_a_branch_with_a_new_bot_in_the_default_sandbox(orig: Path, tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ pytestmark = pytest.mark.cluster
 REPO = Path(__file__).parents[2]
 BOT = REPO / "tests" / "tournament" / "bots" / "det_bot.py"
 ARENA = str(Path(sys.executable).parent / "arena")
+SECRET = "0123456789abcdef0123456789abcdef"  # one secret for runs whose results are compared
 
 
 @pytest.fixture
@@ -120,7 +121,7 @@ def test_the_demo_config_gives_the_same_standings_locally_and_on_a_local_cluster
         path.write_text(yaml.safe_dump(demo), encoding="utf-8")
         cfg = tconfig.load(path)
         executor = None if where == "local" else DaskExecutor(ClusterSpec.parse(where))
-        summary = runner.run(cfg, concurrency=2, quiet=True, executor=executor)
+        summary = runner.run(cfg, concurrency=2, quiet=True, executor=executor, secret=SECRET)
         assert summary.played == summary.total == 12
         results[where] = (summary.standings, _stored(cfg.store))
     assert results["local"] == results["local:2"]
@@ -128,7 +129,7 @@ def test_the_demo_config_gives_the_same_standings_locally_and_on_a_local_cluster
 
 def test_a_worker_killed_mid_run_loses_only_its_game(tmp_path: Path, mark: str) -> None:
     local = tconfig.load(_config(tmp_path, "local"))
-    expected = runner.run(local, concurrency=1, quiet=True)
+    expected = runner.run(local, concurrency=1, quiet=True, secret=SECRET)
 
     cfg = tconfig.load(_config(tmp_path, "cluster", delay_ms=20))
     executor = DaskExecutor(ClusterSpec.parse("local:2"))
@@ -147,7 +148,7 @@ def test_a_worker_killed_mid_run_loses_only_its_game(tmp_path: Path, mark: str) 
     killer.start()
     notices = tmp_path / "notices.txt"
     with notices.open("w") as out:
-        summary = runner.run(cfg, quiet=True, executor=executor, notices=out)
+        summary = runner.run(cfg, quiet=True, executor=executor, notices=out, secret=SECRET)
     killer.join()
     assert killed, "the test did not kill a worker"
     assert "ended unexpectedly" in notices.read_text(), "the lost worker was not reported"
@@ -160,11 +161,11 @@ def test_a_worker_killed_mid_run_loses_only_its_game(tmp_path: Path, mark: str) 
 
 def test_a_coordinator_killed_mid_run_resumes_without_duplicates(tmp_path: Path, mark: str) -> None:
     local = tconfig.load(_config(tmp_path, "local"))
-    expected = runner.run(local, concurrency=1, quiet=True)
+    expected = runner.run(local, concurrency=1, quiet=True, secret=SECRET)
 
     path = _config(tmp_path, "cluster", delay_ms=20)
     cfg = tconfig.load(path)
-    first = subprocess.Popen([ARENA, "run", str(path), "-q", "--cluster", "local:2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first = subprocess.Popen([ARENA, "run", "--secret", SECRET, str(path), "-q", "--cluster", "local:2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while _count(cfg.store) < 4 and time.monotonic() < deadline and first.poll() is None:
         time.sleep(0.05)
@@ -173,7 +174,7 @@ def test_a_coordinator_killed_mid_run_resumes_without_duplicates(tmp_path: Path,
     assert 4 <= _count(cfg.store) < local.schedule.rounds * 12, "the kill did not land mid-run"
     assert _wait_gone(mark, 30.0) == [], "workers or bots outlived their coordinator"
 
-    again = subprocess.run([ARENA, "run", str(path), "-q", "--cluster", "local:2"], capture_output=True, text=True, timeout=300)
+    again = subprocess.run([ARENA, "run", "--secret", SECRET, str(path), "-q", "--cluster", "local:2"], capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     stored = _stored(cfg.store)
     assert [g[0] for g in stored] == list(range(24)), "a game missing or stored twice"
@@ -192,7 +193,7 @@ def test_an_entrant_that_cannot_start_on_a_worker_is_named_before_any_game(tmp_p
     cfg = tconfig.load(path)
     script.write_text("import sys; sys.exit(3)\n", encoding="utf-8")  # changed after the config was checked
     with pytest.raises(ClusterError) as caught:
-        runner.run(cfg, quiet=True, executor=DaskExecutor(ClusterSpec.parse("local:1")))
+        runner.run(cfg, quiet=True, executor=DaskExecutor(ClusterSpec.parse("local:1")), secret=SECRET)
     message = str(caught.value)
     assert "worker tcp://" in message and "entrant 'bot2'" in message
     assert _count(cfg.store) == 0
@@ -201,7 +202,7 @@ def test_an_entrant_that_cannot_start_on_a_worker_is_named_before_any_game(tmp_p
 def test_the_config_and_the_command_line_choose_the_cluster(tmp_path: Path, mark: str) -> None:
     path = _config(tmp_path, "cfg", rounds=1, executor={"dask": "local:1"})
     assert tconfig.load(path).cluster == "local:1"
-    done = subprocess.run([ARENA, "run", str(path), "-q"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([ARENA, "run", "--secret", SECRET, str(path), "-q"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "12/12 games stored" in done.stdout
     bad = _config(tmp_path, "bad", executor={"dask": "somewhere"})
@@ -228,4 +229,4 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path, mark: str) 
     cfg = tconfig.load(_config(tmp_path, "cluster", rounds=1))
     executor = DaskExecutor(ClusterSpec.parse("tcp://127.0.0.1:9"))
     with pytest.raises(ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
-        runner.run(cfg, quiet=True, executor=executor)
+        runner.run(cfg, quiet=True, executor=executor, secret=SECRET)

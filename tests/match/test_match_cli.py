@@ -17,13 +17,14 @@ pytestmark = pytest.mark.process  # runs `arena match` as a user does, with its 
 
 REPO = Path(__file__).resolve().parents[2]
 ARENA = [str(Path(sys.executable).parent / "arena")]
+SECRET = "0123456789abcdef0123456789abcdef"  # fixed deals: these figures and verdicts are reproducible
 BOTS = REPO / "sample_bots" / "python"
 HEURISTIC = {"kododo": "kododo_heuristic.py", "kolpa": "kolpa_heuristic.py", "kodama-duo": "kodama_duo_heuristic.py"}
 CASES = [("kododo", n) for n in range(2, 6)] + [("kolpa", n) for n in range(2, 7)] + [("kodama-duo", 2)]
 
 
 def match(cwd: Path, *args: str, timeout: float = 600) -> tuple[int, dict, str]:
-    proc = subprocess.run([*ARENA, "match", *args, "--json", "-j", "2"], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run([*ARENA, "match", *args, "--json", "-j", "2", "--secret", SECRET], cwd=cwd, capture_output=True, text=True, timeout=timeout)
     out = json.loads(proc.stdout) if proc.stdout.strip() else {}
     return proc.returncode, out, proc.stderr
 
@@ -78,7 +79,7 @@ def _stored(store: Path) -> int:
 
 def test_sigkill_then_the_same_command_gives_the_same_verdict_and_counts(tmp_path: Path) -> None:
     args = ["kolpa", f"python3 {BOTS / 'kolpa_heuristic.py'}", f"python3 {BOTS / 'random_bot.py'} 3", "--players", "3",
-            "--games", "200", "--sprt", "rank0=0 rank1=0.5", "--json", "-q", "-j", "2"]
+            "--games", "200", "--sprt", "rank0=0 rank1=0.5", "--secret", SECRET, "--json", "-q", "-j", "2"]
     killed, whole = tmp_path / "killed", tmp_path / "whole"
     killed.mkdir(), whole.mkdir()
     proc = subprocess.Popen([*ARENA, "match", *args], cwd=killed, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)

@@ -23,6 +23,7 @@ from arena.referee.session import BotProcess, BotSpec
 from arena.core.time_control import TimeControl
 from arena.core.faults import FaultPolicy
 from arena.referee.referee import play_game
+from arena.rng import derive_seed
 from arena.replay.encoding import commitment
 from arena.replay import load_replay
 from arena.referee.verify import VerifyReport, resimulate, verify_replay
@@ -43,6 +44,9 @@ def refusal(tmp_path: Path, recs: Records) -> str:
     return message[len(f"{path}: "):]
 
 
+OLD_ID = f"{derive_seed(9, 'game-id', 'kododo') % 16**8:08x}"
+
+
 def play(tmp_path: Path, name: str, specs: list[BotSpec], *, close: tuple[int, ...] = (),
          policy: FaultPolicy = FaultPolicy.FORFEIT, options: dict[str, Any] | None = None) -> Path:
     """A real kododo game of these bots (the seats in `close` stopped before it starts); its replay."""
@@ -51,7 +55,8 @@ def play(tmp_path: Path, name: str, specs: list[BotSpec], *, close: tuple[int, .
         for seat in close:
             bots[seat].close()
         path = tmp_path / f"{name}.jsonl"
-        play_game("kododo", bots, seed=9, replay_path=path, policy=policy, options=options)
+        # The game id these games were first recorded under (the C bot seeds from it): the outcomes below are theirs.
+        play_game("kododo", bots, seed=9, replay_path=path, policy=policy, options=options, game_id=f"kododo-9-{OLD_ID}")
     finally:
         for bot in bots:
             bot.close()

@@ -17,7 +17,7 @@ from arena.core.time_control import TimeControl
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.run import runner
 
-from tests.support.tournament import BOT, det_entrants, small
+from tests.support.tournament import BOT, SECRET, det_entrants, small
 
 pytestmark = pytest.mark.process
 
@@ -34,29 +34,29 @@ def _rows(store: Path) -> dict[str, tuple[Any, ...]]:
 
 def test_more_rounds_keep_the_games_played_and_equal_a_fresh_run(write_config: Callable[..., Path]) -> None:
     path = write_config(small(1, output={"store": "grow.sqlite"}), "grow.yaml")
-    first = runner.run(tconfig.load(path), concurrency=1, quiet=True)
+    first = runner.run(tconfig.load(path), concurrency=1, quiet=True, secret=SECRET)
     before = _rows(first.store)
     path = write_config(small(2, output={"store": "grow.sqlite"}), "grow.yaml")
-    second = runner.run(tconfig.load(path), concurrency=2, quiet=True)
+    second = runner.run(tconfig.load(path), concurrency=2, quiet=True, secret=SECRET)
     assert (first.played, second.stored_before, second.played, second.reused) == (12, 12, 12, 12)
     after = _rows(second.store)
     assert all(after[k] == v for k, v in before.items())  # the same rows, not played again
-    fresh = runner.run(tconfig.load(write_config(small(2, output={"store": "fresh.sqlite"}), "fresh.yaml")), concurrency=1, quiet=True)
+    fresh = runner.run(tconfig.load(write_config(small(2, output={"store": "fresh.sqlite"}), "fresh.yaml")), concurrency=1, quiet=True, secret=SECRET)
     assert second.standings == fresh.standings
 
 
 def test_a_new_entrant_keeps_every_game_of_the_old_field(write_config: Callable[..., Path]) -> None:
     path = write_config(small(1, output={"store": "field.sqlite"}), "field.yaml")
-    first = runner.run(tconfig.load(path), concurrency=1, quiet=True)
+    first = runner.run(tconfig.load(path), concurrency=1, quiet=True, secret=SECRET)
     before = _rows(first.store)
     grown = small(1, output={"store": "field.sqlite"})
     grown["entrants"] = det_entrants(5)
-    second = runner.run(tconfig.load(write_config(grown, "field.yaml")), concurrency=1, quiet=True)
+    second = runner.run(tconfig.load(write_config(grown, "field.yaml")), concurrency=1, quiet=True, secret=SECRET)
     assert second.total == 30 and second.stored_before == 12 and second.played == 18 and second.reused == 12
     after = _rows(second.store)
     assert all(after[k] == v for k, v in before.items())
     fresh_data = dict(grown, output={"store": "fresh.sqlite"})
-    fresh = runner.run(tconfig.load(write_config(fresh_data, "fresh.yaml")), concurrency=1, quiet=True)
+    fresh = runner.run(tconfig.load(write_config(fresh_data, "fresh.yaml")), concurrency=1, quiet=True, secret=SECRET)
     assert second.standings == fresh.standings
 
 
@@ -64,15 +64,15 @@ def test_a_command_fixed_after_a_run_that_stored_nothing_needs_no_fresh(write_co
     broken = small(1, output={"store": "fix.sqlite"})
     broken["entrants"][0]["command"] = ["{python}", str(BOT), "--salt", "typo"]
     runner.open_store(tconfig.load(write_config(broken, "fix.yaml"))).close()  # a run that stored nothing
-    fixed = runner.run(tconfig.load(write_config(small(1, output={"store": "fix.sqlite"}), "fix.yaml")), concurrency=1, quiet=True)
+    fixed = runner.run(tconfig.load(write_config(small(1, output={"store": "fix.sqlite"}), "fix.yaml")), concurrency=1, quiet=True, secret=SECRET)
     assert fixed.played == 12
 
 
 def test_a_change_that_alters_stored_games_is_refused_naming_it(write_config: Callable[..., Path]) -> None:
-    runner.run(tconfig.load(write_config(small(1, output={"store": "s.sqlite"}), "s.yaml")), concurrency=1, quiet=True)
+    runner.run(tconfig.load(write_config(small(1, output={"store": "s.sqlite"}), "s.yaml")), concurrency=1, quiet=True, secret=SECRET)
     changed = small(1, output={"store": "s.sqlite"}, time_control={"decision_ms": 500})
     with pytest.raises(StoreError, match=r"12 game\(s\) the changed config would not play again \(differs in: time_control\).*--fresh"):
-        runner.run(tconfig.load(write_config(changed, "s.yaml")), concurrency=1, quiet=True)
+        runner.run(tconfig.load(write_config(changed, "s.yaml")), concurrency=1, quiet=True, secret=SECRET)
 
 
 def test_a_second_run_on_the_same_store_says_store_in_use(write_config: Callable[..., Path]) -> None:
@@ -80,16 +80,16 @@ def test_a_second_run_on_the_same_store_says_store_in_use(write_config: Callable
     holder = runner.open_store(tconfig.load(path))  # as a run in progress holds it
     try:
         with pytest.raises(StoreInUse, match="store in use"):
-            runner.run(tconfig.load(path), concurrency=1, quiet=True)
+            runner.run(tconfig.load(path), concurrency=1, quiet=True, secret=SECRET)
         result = CliRunner().invoke(main, ["run", "--quiet", str(path)])
         assert result.exit_code == 2
         assert result.output.count("\n") == 1 and "store in use" in result.output and "Traceback" not in result.output
         with pytest.raises(StoreInUse):
-            runner.run(tconfig.load(path), concurrency=1, fresh=True, quiet=True)  # --fresh cannot delete it either
+            runner.run(tconfig.load(path), concurrency=1, fresh=True, quiet=True, secret=SECRET)  # --fresh cannot delete it either
         assert holder.info().stored_games == 0
     finally:
         holder.close()
-    assert runner.run(tconfig.load(path), concurrency=1, quiet=True).played == 12  # released
+    assert runner.run(tconfig.load(path), concurrency=1, quiet=True, secret=SECRET).played == 12  # released
 
 
 def _fingerprint(write_config: Callable[..., Path], **changes: Any) -> str:

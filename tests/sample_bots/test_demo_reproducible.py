@@ -1,4 +1,4 @@
-"""The demo's own bots give the same standings whatever the concurrency (they reseed per game)."""
+"""The demo's own bots give the same standings whatever the concurrency (they reseed per game), with one secret."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def demo_with(tmp_path: Path, concurrency: int):
     data["schedule"]["rounds"] = 2  # 2 deals x 4 rotations
     data["output"] = {"store": str(tmp_path / f"demo-{concurrency}.sqlite")}
     config = tconfig.parse(data, DEMO)
-    return run(config, concurrency=concurrency, fresh=True, quiet=True)
+    return run(config, concurrency=concurrency, fresh=True, quiet=True, secret="0123456789abcdef0123456789abcdef")
 
 
 def test_demo_standings_do_not_depend_on_concurrency(tmp_path):

@@ -68,6 +68,7 @@ def test_every_language_plays_sandboxed_with_the_same_results(game, seats, c_bot
 def test_a_tournament_has_identical_standings_sandboxed_and_not(c_bot, tmp_path):
     from arena.tournament.config import tournament as tconfig
     from arena.tournament.run.runner import run as run_tournament
+    from tests.support.tournament import SECRET
 
     cmds = commands(c_bot)
     standings = []
@@ -84,7 +85,7 @@ def test_a_tournament_has_identical_standings_sandboxed_and_not(c_bot, tmp_path)
             "output": {"store": str(tmp_path / f"{sandboxed}.sqlite")},
         }
         config = tconfig.parse(data, tmp_path / "same.yaml")
-        summary = run_tournament(config, concurrency=1, fresh=True, quiet=True)
+        summary = run_tournament(config, concurrency=1, fresh=True, quiet=True, secret=SECRET)  # the same deals
         assert summary.played == summary.total > 0 and not summary.bot_faults
         standings.append(summary.standings)
     assert standings[0] == standings[1]

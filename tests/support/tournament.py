@@ -18,6 +18,7 @@ from arena.jsonvalue import loads
 REPO = Path(__file__).parents[2]
 BOT = REPO / "tests" / "tournament" / "bots" / "det_bot.py"
 ARENA = [str(Path(sys.executable).parent / "arena")]  # the installed command, run as a user runs it
+SECRET = "0123456789abcdef0123456789abcdef"  # one secret for runs whose results are compared
 
 
 def det_entrants(count: int, delay_ms: float = 0.0) -> list[dict[str, Any]]:
@@ -101,7 +102,7 @@ def bots_running(marker: str) -> list[int]:
 
 def start_run(config: Path, *args: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [*ARENA, "run", "--quiet", *args, str(config)],
+        [*ARENA, "run", "--quiet", "--secret", SECRET, *args, str(config)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own group, as a terminal would give it

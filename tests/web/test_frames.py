@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from arena.cli import main
 from arena.core.faults import Fault, FaultKind
 from arena.web.frames import Perspective, delta_decode, delta_encode, viewer_data
-from arena.web.page import embed_json
+from arena.web.page import embed_json, read_data
 from arena.games.registry import get_game
 from arena.replay import read_replay
 from arena.web.replay_source import load_game_record
@@ -53,6 +53,24 @@ def test_organiser_holds_every_view_and_seat_only_its_own(replays: dict[str, Pat
     mine = viewer_data(record, Perspective(2))
     assert list(mine["views"]) == ["2"] and mine["views"]["2"] == whole["views"]["2"]
     assert mine["result"]["points"] == list(record.points)
+
+
+@pytest.mark.process  # the `replays` fixture plays real games through `arena play`
+def test_a_seat_page_does_not_embed_the_seed_the_organisers_does(replays: dict[str, Path]) -> None:
+    """Issue 21: the seed is every hand; `arena view --seat K` must not carry it."""
+    replay = replays["kolpa"]
+    seed = read_replay(replay)[0]["seed"]
+    record = load_game_record(replay)
+    assert viewer_data(record, Perspective(None))["seed"] == str(seed)
+    for seat in range(len(record.players)):
+        data = viewer_data(record, Perspective(seat))
+        assert data["seed"] is None and f'"seed": "{seed}"' not in json.dumps(data)
+    page = replay.parent / "seat0.html"
+    result = CliRunner().invoke(main, ["view", str(replay), "--seat", "0", "-o", str(page)])
+    text = page.read_text(encoding="utf-8")
+    assert result.exit_code == 0 and str(seed) not in text
+    shown = read_data(text)
+    assert isinstance(shown, dict) and shown["seed"] is None and str(seed) not in json.dumps(shown)
 
 
 @pytest.mark.process  # the `replays` fixture plays real games through `arena play`

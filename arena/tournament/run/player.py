@@ -1,27 +1,35 @@
 """Plays scheduled games with long-lived bots: the part of a worker that touches bot processes.
 
-Each (entrant, seat copy) keeps one bot process across games (starting a Python bot costs ~30 ms,
-node ~115 ms); a bot that died is restarted before its next game. A bot that cannot be started (its
-program fails, its handshake fails or times out) does not stop anything: its seats get a
-`start_failed` fault from the referee, the game goes on, and the start error is reported once as a
-fault outside games. It is tried again at its next game, so a bot that fails once is not out for good,
-and whether a seat is charged never depends on which worker played the game.
+Bot processes are kept across games (starting a Python bot costs ~30 ms, node ~115 ms), in slots
+(`slots.py`) so that no process ever meets a deal twice; a bot that died is restarted in its slot
+before its next game. A bot that cannot be started (its program fails, its handshake fails or times
+out) does not stop anything: its seats get a `start_failed` fault from the referee, the game goes on,
+and the start error is reported once as a fault outside games. It is tried again at its next game, so
+a bot that fails once is not out for good, and whether a seat is charged never depends on which worker
+played the game.
+
+Deals no bot can derive: the seed a game is played with is the schedule's seed keyed with the
+tournament's secret (kept in the store, sent to workers, never to a bot), and its game id is keyed
+the same way, so it names nothing (no round, table or rotation).
 """
 
 from __future__ import annotations
 
 import errno
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arena.errors import ArenaError, BotStartError, OutputError
 from arena.referee.session import BotProcess, BotSpec
 from arena.core.faults import Fault, FaultKind
 from arena.referee.referee import play_game
 from arena.core.result import GameResult
+from arena.rng import keyed_seed, opaque_game_id
+from arena.sandbox.policy import Scratch
 from arena.tournament.config.tournament import TournamentConfig
 from arena.tournament.run.messages import GameDone, GameFailed, GameTask, WorkerBug
 from arena.results.store import StoredGame
+from arena.tournament.run.slots import Slot, Slots, discard
 
 # A write refused by the file system: the user's to fix (space, permissions), not a bug in arena.
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG}
@@ -33,38 +41,57 @@ class PlayerSetup:
 
     config: TournamentConfig
     restart_bots: bool = False
+    secret: str = ""  # the tournament's secret (the store's): keys every game's seed and id
+
+
+def played_seed(secret: str, schedule_seed: int) -> int:
+    """The seed a scheduled game is played with: its schedule seed (public: the config's seed, the
+    round and the entrants' names) keyed with the tournament's secret."""
+    return keyed_seed(secret, "deal", schedule_seed)
+
+
+def played_game_id(secret: str, game: str, index: int) -> str:
+    """The game id bots see: `<game>-<16 hex>`, keyed with the secret, so it names no round or table."""
+    return opaque_game_id(game, keyed_seed(secret, "game-id", index))
 
 
 class GamePlayer:
-    """Plays games, keeping one bot process per (entrant, seat copy) alive between games."""
+    """Plays games, keeping bot processes alive between games in slots that never meet a deal twice."""
 
     def __init__(self, setup: PlayerSetup) -> None:
         self.config = setup.config
         self.restart_bots = setup.restart_bots
+        self.secret = setup.secret
         self.spec = self.config.game_spec()
         self.time_control = self.config.time_control
         self.limits = self.config.limits
         self.policy = self.config.fault_policy
-        self.bots: dict[tuple[int, int], BotProcess] = {}
+        kept = {i: e.sandbox.keep_dir if e.sandbox.scratch is Scratch.KEEP else None for i, e in enumerate(self.config.entrants)}
+        self.slots: Slots[BotProcess] = Slots(self.config.players, kept)
         self.bot_faults: list[tuple[str, Fault]] = []  # (entrant, fault): outside games
 
-    def _close(self, key: tuple[int, int], bot: BotProcess) -> None:
+    def _close(self, slot: Slot[BotProcess]) -> None:
+        bot, slot.process = slot.process, None
+        if bot is None:
+            return
         bot.close()
-        name = self.config.entrants[key[0]].name
+        name = self.config.entrants[slot.key[0]].name
         self.bot_faults.extend((name, fault) for fault in bot.close_faults)
         bot.close_faults.clear()
 
-    def _bot(self, entrant: int, copy: int) -> BotProcess:
-        key = (entrant, copy)
-        bot = self.bots.get(key)
+    def _bot(self, entrant: int, copy: int, deal: int) -> BotProcess:
+        slot, retired = self.slots.take((entrant, copy), deal)
+        for old in retired:
+            self._close(old)
+            discard(old)
+        bot = slot.process
         if bot is not None and bot.alive:
             return bot
-        if bot is not None:
-            self._close(key, bot)
-            del self.bots[key]
+        self._close(slot)  # a dead process: restarted in its slot, which keeps what it has met
         e = self.config.entrants[entrant]
         name = e.name if copy == 0 else f"{e.name}#{copy + 1}"
-        spec = BotSpec(name, e.command, e.cwd, dict(e.env), sandbox=e.sandbox)
+        sandbox = e.sandbox if slot.scratch is None else replace(e.sandbox, keep_dir=slot.scratch)
+        spec = BotSpec(name, e.command, e.cwd, dict(e.env), sandbox=sandbox)
         try:
             bot = BotProcess.start(spec, self.time_control, self.limits)
         except BotStartError as exc:
@@ -73,17 +100,18 @@ class GamePlayer:
             if (e.name, fault) not in self.bot_faults:
                 self.bot_faults.append((e.name, fault))
             return BotProcess.unstarted(spec, self.time_control, self.limits, detail)  # tried again next game
-        self.bots[key] = bot
+        slot.process = bot
         return bot
 
     def play(self, task: GameTask) -> StoredGame:
         game = task.game
+        seed = played_seed(self.secret, game.seed)
         copies: dict[int, int] = {}
         bots = []
         for entrant in game.seats:
             copy = copies.get(entrant, 0)
             copies[entrant] = copy + 1
-            bots.append(self._bot(entrant, copy))
+            bots.append(self._bot(entrant, copy, seed))
         replay = None
         if self.config.replays is not None:
             replay = str(self.config.replays / f"{game.index:06d}-{game.game_id}.jsonl")
@@ -91,12 +119,12 @@ class GamePlayer:
             result = play_game(
                 self.spec,
                 bots,
-                seed=game.seed,
+                seed=seed,
                 options=self.config.options,
                 time_control=self.time_control,
                 policy=self.policy,
                 replay_path=replay,
-                game_id=f"{self.config.name}-{game.game_id}",
+                game_id=played_game_id(self.secret, self.spec.name, game.index),
                 keep_logs=self.config.keep_logs,
             )
         except OSError as exc:
@@ -110,9 +138,9 @@ class GamePlayer:
         return stored_game(task, result)
 
     def close(self) -> None:
-        bots, self.bots = self.bots, {}
-        for key, bot in bots.items():
-            self._close(key, bot)
+        for slot in self.slots.clear():
+            self._close(slot)
+            discard(slot)
 
 
 def stored_game(task: GameTask, result: GameResult) -> StoredGame:
@@ -127,7 +155,7 @@ def stored_game(task: GameTask, result: GameResult) -> StoredGame:
         round=game.round,
         table=game.table,
         rotation=game.rotation,
-        seed=game.seed,
+        seed=result.seed,  # the seed it was played with (keyed with the secret), as in its replay
         seats=game.seats,
         points=tuple(result.points),
         tiebreaks=tuple(tuple(t) for t in result.tiebreaks),

@@ -92,7 +92,7 @@ def changed_lines(changed: Sequence[tuple[str, int]]) -> list[str]:
     ]
 
 
-def open_store(config: TournamentConfig, fresh: bool = False) -> Store:
+def open_store(config: TournamentConfig, fresh: bool = False, secret: str | None = None) -> Store:
     rules = config.rules_key()
     return Store.create_or_resume(
         config.store,
@@ -105,6 +105,7 @@ def open_store(config: TournamentConfig, fresh: bool = False) -> Store:
         fresh=fresh,
         keys=[config.game_key(g, rules) for g in config.games()],
         programs=[bot_hash(e.command, e.cwd) for e in config.entrants],
+        secret=secret,
     )
 
 
@@ -150,6 +151,7 @@ def run(
     notices: TextIO | None = None,
     lookahead: int = 0,
     status: Callable[[], str] | None = None,
+    secret: str | None = None,
 ) -> RunSummary:
     """Play every game of the schedule that the store does not hold yet, then rate them all.
 
@@ -157,12 +159,13 @@ def run(
     (default stderr) gets one line per event the user should know of, such as a lost worker;
     `lookahead` rounds may start before `stop_rule` has answered about the round before them (games past
     the stop are stored, uncounted); `status` is shown on the progress line (default: the config's rule).
+    `secret` keys a new store's deals (default: random; `arena run --secret`); a store keeps its own.
     """
     n_workers = concurrency or config.concurrency or os.cpu_count() or 1
     restart = config.restart_bots if restart_bots is None else restart_bots
     schedule = config.games()
     check_outputs(config)
-    store = open_store(config, fresh)
+    store = open_store(config, fresh, secret)
     try:
         for line in changed_lines(store.changed):
             print(line, file=notices if notices is not None else sys.stderr, flush=True)
@@ -202,7 +205,7 @@ def run(
                 if executor is None:
                     executor = InlineExecutor() if n_workers <= 1 or len(todo) == 1 else LocalPool(min(n_workers, len(todo)))
                 with terminate_as_interrupt():
-                    state.play(executor, PlayerSetup(config, restart), todo, gate)
+                    state.play(executor, PlayerSetup(config, restart, store.secret()), todo, gate)
         except KeyboardInterrupt:
             interrupted = True
         finally:

@@ -151,7 +151,7 @@
 
   function setup() {
     document.title = data.game + " " + data.game_id + " (" + (data.perspective === null ? "organiser" : "seat " + data.perspective) + ")";
-    $("title").textContent = data.game + " · " + data.game_id + " · seed " + data.seed;
+    $("title").textContent = data.game + " · " + data.game_id + (data.seed === null ? "" : " · seed " + data.seed);
     var tc = data.time_control || {};
     $("clock").textContent = "clock: " + (tc.decision_ms ? tc.decision_ms + " ms a decision" : "no limit a decision") +
       (tc.bank_ms ? ", bank " + tc.bank_ms + " ms + " + (tc.increment_ms || 0) + " ms a move" : "");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The deterministic test bot, except that it exits (status 3) at its first request of one game.
 
-`--die-in ID` names the game by the end of its game id (e.g. `r0-t1-s0`), so the crash happens in the
+`--die-in ID` names the game by its game id (the id bots see), so the crash happens in the
 same game however the tournament's games are spread over workers. Every other game is played as
 det_bot.py plays it; the process that replaces the dead one plays on normally.
 """
@@ -26,7 +26,7 @@ def main() -> None:
             out.write(json.dumps({"type": "hello", "protocol": 1, "name": "dies", "version": "1"}) + "\n")
             out.flush()
         elif kind == "start":
-            doomed = str(msg.get("game_id", "")).endswith("-" + args.die_in)
+            doomed = str(msg.get("game_id", "")) == args.die_in
         elif kind == "request":
             if doomed:
                 sys.exit(3)

@@ -16,7 +16,7 @@ from arena.tournament.run.executor import InlineExecutor
 from arena.tournament.run.messages import Event, GameTask, WorkerLost
 from arena.tournament.run.player import PlayerSetup
 
-from tests.support.tournament import small
+from tests.support.tournament import SECRET, small
 
 
 pytestmark = pytest.mark.process
@@ -53,11 +53,11 @@ class Losing:
 
 
 def test_a_game_lost_with_its_worker_is_played_again_and_counted_once(write_config: Callable[..., Path]) -> None:
-    ref = runner.run(tconfig.load(write_config(small(1, output={"store": "ref.sqlite"}), "ref.yaml")), concurrency=1, quiet=True)
+    ref = runner.run(tconfig.load(write_config(small(1, output={"store": "ref.sqlite"}), "ref.yaml")), concurrency=1, quiet=True, secret=SECRET)
     executor = Losing({0, 5}, times=2)
     notices = io.StringIO()
     cfg = tconfig.load(write_config(small(1, output={"store": "lost.sqlite"}), "lost.yaml"))
-    summary = runner.run(cfg, quiet=True, executor=executor, notices=notices)
+    summary = runner.run(cfg, quiet=True, executor=executor, notices=notices, secret=SECRET)
     assert summary.played == 12 and summary.workers_lost == executor.lost == 4
     assert summary.standings == ref.standings
     assert "arena: node 1 ended unexpectedly (the node stopped answering); playing game(s) 0 again" in notices.getvalue()
@@ -66,6 +66,6 @@ def test_a_game_lost_with_its_worker_is_played_again_and_counted_once(write_conf
 def test_a_game_lost_max_attempts_times_stops_the_run_with_one_line(write_config: Callable[..., Path]) -> None:
     cfg = tconfig.load(write_config(small(1, output={"store": "doom.sqlite"}), "doom.yaml"))
     with pytest.raises(RunnerError, match=rf"game 3 was lost with its worker {runner.MAX_ATTEMPTS} times .* rerun to resume"):
-        runner.run(cfg, quiet=True, executor=Losing({3}, times=99), notices=io.StringIO())
-    again = runner.run(cfg, concurrency=1, quiet=True)  # the rerun resumes: nothing was lost
+        runner.run(cfg, quiet=True, executor=Losing({3}, times=99), notices=io.StringIO(), secret=SECRET)
+    again = runner.run(cfg, concurrency=1, quiet=True, secret=SECRET)  # the rerun resumes: nothing was lost
     assert 3 <= again.stored_before < 12 and again.played == 12 - again.stored_before and again.stored == 12

@@ -14,30 +14,30 @@ from arena.tournament.config import tournament as tconfig
 from arena.tournament.run import runner
 from arena.results.store import Store
 
-from tests.support.tournament import bots_running, group_gone, small, standings_json, start_run, stored_count, wait_for
+from tests.support.tournament import SECRET, bots_running, group_gone, small, standings_json, start_run, stored_count, wait_for
 
 pytestmark = pytest.mark.process
 
 def test_concurrency_1_and_2_give_identical_standings(write_config: Callable[..., Path]) -> None:
     cfg1 = tconfig.load(write_config(small(1, output={"store": "one.sqlite"}), "one.yaml"))
     cfg2 = tconfig.load(write_config(small(1, output={"store": "two.sqlite"}), "two.yaml"))
-    s1 = runner.run(cfg1, concurrency=1, quiet=True)
-    s2 = runner.run(cfg2, concurrency=2, quiet=True)
+    s1 = runner.run(cfg1, concurrency=1, quiet=True, secret=SECRET)
+    s2 = runner.run(cfg2, concurrency=2, quiet=True, secret=SECRET)
     assert s1.played == s2.played == len(cfg1.games()) == 12
     assert s1.standings == s2.standings
     with Store.open_existing(cfg1.store) as a, Store.open_existing(cfg2.store) as b:
         strip = lambda g: (g.index, g.seed, g.seats, g.points, g.ranks)  # noqa: E731
         assert [strip(g) for g in a.games()] == [strip(g) for g in b.games()]
     # A second run of the same config finds everything stored and plays nothing.
-    again = runner.run(cfg1, concurrency=2, quiet=True)
+    again = runner.run(cfg1, concurrency=2, quiet=True, secret=SECRET)
     assert again.played == 0 and again.stored == 12 and again.standings == s1.standings
 
 
 def test_restart_bots_every_game_gives_the_same_results(write_config: Callable[..., Path]) -> None:
     cfg = tconfig.load(write_config(small(1, output={"store": "r.sqlite"}), "r.yaml"))
     ref = tconfig.load(write_config(small(1, output={"store": "k.sqlite"}), "k.yaml"))
-    restarted = runner.run(cfg, concurrency=1, restart_bots=True, quiet=True)
-    kept = runner.run(ref, concurrency=1, quiet=True)
+    restarted = runner.run(cfg, concurrency=1, restart_bots=True, quiet=True, secret=SECRET)
+    kept = runner.run(ref, concurrency=1, quiet=True, secret=SECRET)
     assert restarted.standings == kept.standings
 
 

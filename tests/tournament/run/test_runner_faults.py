@@ -15,7 +15,9 @@ import pytest
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.run import runner
 
-from tests.support.tournament import det_entrants, group_gone, small, standings_json, start_run, stored_count, wait_for
+from arena.tournament.run.player import played_game_id
+
+from tests.support.tournament import SECRET, det_entrants, group_gone, small, standings_json, start_run, stored_count, wait_for
 
 pytestmark = pytest.mark.process
 
@@ -37,8 +39,8 @@ def _faults_by_entrant(store: Path) -> dict[int, list[str]]:
 def _run_both(write_config: Callable[..., Path], data: dict[str, Any]) -> tuple[runner.RunSummary, runner.RunSummary, Path, Path]:
     one = tconfig.load(write_config({**data, "output": {"store": "j1.sqlite"}}, "j1.yaml"))
     two = tconfig.load(write_config({**data, "output": {"store": "j2.sqlite"}}, "j2.yaml"))
-    s1 = runner.run(one, concurrency=1, quiet=True)
-    s2 = runner.run(two, concurrency=2, quiet=True)
+    s1 = runner.run(one, concurrency=1, quiet=True, secret=SECRET)
+    s2 = runner.run(two, concurrency=2, quiet=True, secret=SECRET)
     return s1, s2, one.store, two.store
 
 
@@ -68,7 +70,8 @@ def test_a_bot_that_dies_on_its_second_game_is_charged_once_and_restarted(write_
     data = small(1)
     probe = tconfig.load(write_config(data, "probe.yaml"))
     second = [g for g in probe.games() if 3 in g.seats][1]  # bot3's second game in schedule order
-    data["entrants"][3]["command"] = ["{python}", str(DIES), "--die-in", second.game_id, "--salt", "s3"]
+    game_id = played_game_id(SECRET, probe.game, second.index)  # the id bots see
+    data["entrants"][3]["command"] = ["{python}", str(DIES), "--die-in", game_id, "--salt", "s3"]
     for entrant in data["entrants"]:  # the dying bot lies beside the others: one author's test bots
         entrant["sandbox"] = {"shared_folder": True}
     s1, s2, store1, store2 = _run_both(write_config, data)
@@ -143,7 +146,7 @@ def test_ctrl_c_at_j2_prints_no_traceback_from_any_worker(write_config: Callable
 def test_entrants_of_a_crashing_table_keep_identical_standings_with_restart_bots(write_config: Callable[..., Path]) -> None:
     data = small(1, entrants=det_entrants(3) + [{"name": "gone", "command": ["{python}", "-c", "pass"]}])
     cfg = tconfig.load(write_config({**data, "output": {"store": "r.sqlite"}}, "r.yaml"))
-    summary = runner.run(cfg, concurrency=1, restart_bots=True, quiet=True)
+    summary = runner.run(cfg, concurrency=1, restart_bots=True, quiet=True, secret=SECRET)
     assert summary.played == 12 and next(s for s in summary.standings if s.name == "gone").faults == 9
 
 
@@ -174,11 +177,11 @@ def test_a_stop_rule_is_asked_after_each_complete_round_and_stops_later_rounds(w
 
     for j in (1, 2):
         cfg = tconfig.load(write_config(small(4, output={"store": f"stop{j}.sqlite"}), f"stop{j}.yaml"))
-        summary = runner.run(cfg, concurrency=j, quiet=True, stop_rule=after_first_round)
+        summary = runner.run(cfg, concurrency=j, quiet=True, stop_rule=after_first_round, secret=SECRET)
         assert summary.stopped_after_round == 1 and summary.played == 24 and summary.total == 48
         assert seen == [(0, 12), (1, 24)]
         seen.clear()
         # A rerun finds the rounds complete, asks the rule again, and plays nothing more.
-        again = runner.run(cfg, concurrency=j, quiet=True, stop_rule=after_first_round)
+        again = runner.run(cfg, concurrency=j, quiet=True, stop_rule=after_first_round, secret=SECRET)
         assert again.played == 0 and again.stopped_after_round == 1
         seen.clear()

@@ -28,7 +28,7 @@ from arena.web.report_page import build_report
 
 from bench.simfield import Field, tournament
 
-from tests.support.tournament import ARENA, BOT, REPO, bots_running, det_entrants, group_gone, stored_count, wait_for
+from tests.support.tournament import ARENA, BOT, REPO, SECRET, bots_running, det_entrants, group_gone, stored_count, wait_for
 
 pytestmark = pytest.mark.process
 
@@ -66,7 +66,7 @@ def identical_field(rounds: int, **extra: Any) -> dict[str, Any]:
 
 
 def _run(config: Path, *args: str, timeout: float = 180) -> str:
-    proc = subprocess.run([*ARENA, "run", "--quiet", *args, str(config)], capture_output=True, cwd=REPO, timeout=timeout)
+    proc = subprocess.run([*ARENA, "run", "--quiet", "--secret", SECRET, *args, str(config)], capture_output=True, cwd=REPO, timeout=timeout)
     assert proc.returncode == 0, proc.stderr.decode()
     return proc.stdout.decode()
 
@@ -154,7 +154,7 @@ def test_same_stopping_round_and_standings_at_j1_j2_and_after_sigkill_and_resume
     assert _standings(tmp_path / "two.sqlite") == ref
 
     store = tmp_path / "killed.sqlite"
-    proc = subprocess.Popen([*ARENA, "run", "--quiet", "-j", "2", str(killed)], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([*ARENA, "run", "--quiet", "--secret", SECRET, "-j", "2", str(killed)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True, cwd=REPO)
     try:
         wait_for(lambda: stored_count(store) >= 5, 120, "some games to be stored", proc)
@@ -177,7 +177,7 @@ def test_same_stopping_round_and_standings_at_j1_j2_and_after_sigkill_and_resume
 def test_identical_bots_are_not_stopped(write_config: Callable[..., Path], tmp_path: Path) -> None:
     cfg = tconfig.load(write_config(identical_field(8, output={"store": "same.sqlite"})))
     stream = io.StringIO()
-    summary = runner.run(cfg, concurrency=2, progress_stream=stream)
+    summary = runner.run(cfg, concurrency=2, progress_stream=stream, secret=SECRET)
     assert summary.played == summary.total == 24
     assert summary.stop is None and summary.stopped_after_round is None
     assert summary.stop_state is not None and summary.stop_state.startswith("not settled after 8 rounds")
@@ -192,7 +192,7 @@ def test_identical_bots_are_not_stopped(write_config: Callable[..., Path], tmp_p
 def test_the_progress_line_shows_the_stop_test(write_config: Callable[..., Path]) -> None:
     cfg = tconfig.load(write_config(clear_field(output={"store": "p.sqlite"})))
     stream = io.StringIO()
-    summary = runner.run(cfg, concurrency=1, progress_stream=stream)
+    summary = runner.run(cfg, concurrency=1, progress_stream=stream, secret=SECRET)
     assert summary.stop is not None
     last = stream.getvalue().strip().splitlines()[-1]
     assert last.startswith(f"[") and f"{summary.stop.games}/60 games" in last
@@ -204,15 +204,15 @@ def test_games_of_later_rounds_stored_without_the_rule_are_not_counted(
 ) -> None:
     # The reference: a run with the rule, stopped early.
     stopped = tconfig.load(write_config(clear_field(10, seed=4, output={"store": "ref.sqlite"}), "ref.yaml"))
-    ref = runner.run(stopped, concurrency=1, quiet=True)
+    ref = runner.run(stopped, concurrency=1, quiet=True, secret=SECRET)
     assert ref.stop is not None and ref.played == ref.stop.games < 30
     # The same games, all 10 rounds played by a run without the rule; then a run with it.
     full = clear_field(10, seed=4, output={"store": "all.sqlite"})
     del full["stop"]
-    whole = runner.run(tconfig.load(write_config(full, "all.yaml")), concurrency=2, quiet=True)
+    whole = runner.run(tconfig.load(write_config(full, "all.yaml")), concurrency=2, quiet=True, secret=SECRET)
     assert whole.played == 30 and whole.stop is None
     ruled = tconfig.load(write_config(clear_field(10, seed=4, output={"store": "all.sqlite"}), "ruled.yaml"))
-    later = runner.run(ruled, concurrency=2, quiet=True)
+    later = runner.run(ruled, concurrency=2, quiet=True, secret=SECRET)
     assert later.played == 0 and later.stop == ref.stop
     assert later.standings == ref.standings != whole.standings
     assert _standings(tmp_path / "all.sqlite")["standings"] == _standings(tmp_path / "ref.sqlite")["standings"]
@@ -226,7 +226,7 @@ def test_games_of_later_rounds_stored_without_the_rule_are_not_counted(
     html = page.index.read_text(encoding="utf-8")
     assert f"{ref.stop.games}/30 games" in html and f"stopped after round {ref.stop.after_round + 1} of 10" in html
     # Without the rule again, the run counts every game it holds.
-    plain = runner.run(tconfig.load(write_config(full, "all.yaml")), concurrency=1, quiet=True)
+    plain = runner.run(tconfig.load(write_config(full, "all.yaml")), concurrency=1, quiet=True, secret=SECRET)
     assert plain.stop is None and plain.standings == whole.standings
 
 
