@@ -112,7 +112,11 @@ def plan(command: tuple[str, ...], cwd: str | None, path_env: str, policy: Sandb
     for index, arg in enumerate(command):
         if index == 0:
             if found is not None and program == os.path.abspath(found) and not runtimes and not is_system(program):
-                folders.append(os.path.dirname(program))  # the bot's own binary
+                folder = os.path.dirname(program)
+                if "/" not in command[0] and _allowed_runtime(folder, policy):
+                    runtimes.append(folder)  # a program found on PATH (a pyenv shim, say): installed, not the bot's
+                else:
+                    folders.append(folder)  # the bot's own binary
             continue
         candidate = os.path.join(base, arg)
         if arg and not arg.startswith("-") and os.path.isfile(candidate):

@@ -40,7 +40,8 @@ def test_the_heuristic_beats_random_early_at_every_player_count(tmp_path: Path, 
     if players == 2:
         assert out["elo"]["score"] > 0.8
     else:
-        assert out["rank_difference"]["mean"] > 0.5 and out["share"]["better"] > 0.5
+        # NEW places better on more deals than it places worse (a deal may also end with both in the same place)
+        assert out["rank_difference"]["mean"] > 0.5 and out["share"]["better"] > 2 * out["share"]["worse"]
 
 
 @pytest.mark.parametrize("game,players,seed", [("kododo", 2, 1), ("kododo", 3, 2), ("kolpa", 4, 3)])

@@ -169,14 +169,14 @@ def test_a_bot_that_closes_its_stdout_is_one_crash_not_a_series_of_timeouts(c_bo
 
 def faults_of_innocents(tmp_path: Path, c_bot: str, hog: bool, cpus: object) -> int:
     """Faults charged to three innocent C bots in a real tournament at -j 2, with or without a hog
-    whose 12 children each setsid() and spin."""
+    whose 40 children each setsid() and spin."""
     root = tmp_path / f"cpu-{hog}-{cpus}"
     (root / "hog").mkdir(parents=True)
     shutil.copy(ATTACK, root / "hog" / "attack_bot.py")
     sandbox = {"cpus": cpus}
     entrants = [{"name": f"innocent{i}", "command": [c_bot, str(i)], "sandbox": sandbox} for i in range(3)]
     if hog:
-        entrants.append({"name": "hog", "command": ["python3", "hog/attack_bot.py", "hog", "12"], "sandbox": sandbox})
+        entrants.append({"name": "hog", "command": ["python3", "hog/attack_bot.py", "hog", "40"], "sandbox": sandbox})
     else:
         entrants.append({"name": "innocent3", "command": [c_bot, "3"], "sandbox": sandbox})
     config = {"game": "kododo", "players": 2, "entrants": entrants, "seed": 5, "concurrency": 2,
