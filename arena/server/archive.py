@@ -304,10 +304,9 @@ def resolve_command(value: object, folder: Path, runtimes: tuple[str, ...]) -> t
         if program not in runtimes:
             raise _refuse(f"{MANIFEST}: {clean(program, 120)!r} is not a runtime this server offers "
                           f"({', '.join(runtimes)}); or name a program inside the archive as ./name")
-        found = shutil.which(program)
-        if found is None:
+        if shutil.which(program) is None:
             raise _refuse(f"{MANIFEST}: the runtime {program!r} is not installed on this server")
-        program = found
+        # kept by name: the sandbox finds it on PATH and shows its installation read-only, never as the bot's folder
     out = [program]
     for arg in args:
         if arg.startswith("/") or "\\" in arg:

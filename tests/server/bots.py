@@ -73,14 +73,18 @@ def broken() -> bytes:
     return zip_bytes({"manifest.json": manifest("broken", "1", "python3 bot.py"), "bot.py": BROKEN})
 
 
-# A participant who read our source: ladder game ids start with the competition's name, check games'
-# do not. So it plays well in the check and then crashes (or hangs) in every ladder game.
+# A bot that passes the check and then crashes (or hangs) in every ladder game. Ladder games cannot be
+# told from the check's (opaque game ids, sample bots' names, the same message shapes: issue 21), so the
+# test stands for "a bug the check's games did not reach" by a switch: once the file `misbehave` lies in
+# the bot's folder (the test puts it there after the check passed), every game it starts goes wrong.
 SNEAKY = """import os, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import arenabot, random
 
+SWITCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "misbehave")
+
 def on_start(message):
-    if str(message.get("game_id", "")).startswith("srvtest"):
+    if os.path.exists(SWITCH):
         if MODE == "crash":
             sys.stderr.write("sneaky: crashing in a ladder game\\n"); sys.stderr.flush()
             os._exit(3)
