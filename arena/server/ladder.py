@@ -28,7 +28,8 @@ from arena.server.db import Database
 from arena.server.matchmaker import Candidate, next_tables
 from arena.server.signing import sign_replay
 from arena.textsafe import clean
-from arena.tournament.config.tournament import LIMITS_KEYS, EntrantConfig, TournamentConfig, parse
+from arena.tournament.config.entrants import EntrantConfig
+from arena.tournament.config.tournament import LIMITS_KEYS, TournamentConfig, parse
 from arena.tournament.run.executor import Executor
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug, WorkerLost
 from arena.tournament.run.player import PlayerSetup

@@ -200,8 +200,6 @@ def estimate(
     Re-rating is capped at `rating_budget` rated games in all (about 40 us each): a big store gets fewer
     rating resamples, none if fewer than 20 would fit (the note says so); the result says how many.
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1 (exclusive), got {confidence}")
     return estimate_blocks(deal_blocks(games, entrants), order, confidence=confidence, resamples=resamples,
                            rating_resamples=rating_resamples, rating_budget=rating_budget, seed=seed, model=model)
 
