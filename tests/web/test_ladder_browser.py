@@ -4,6 +4,7 @@ bot's stderr, hostile text, a phone-width screen, and no request leaving the ser
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -103,8 +104,12 @@ def sign_in(pg: Page, ladder: Ladder, token: str) -> None:
 
 
 def keep(pg: Page, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copy(screenshot(pg, name), SCREENSHOTS / f"{name}.png")
+    """Every run keeps its screenshots in tests/web/artifacts; `ARENA_UPDATE_SCREENSHOTS=1` also copies
+    them over the README's pictures in docs/screenshots (so a test run leaves the work tree clean)."""
+    shot = screenshot(pg, name)
+    if os.environ.get("ARENA_UPDATE_SCREENSHOTS") == "1":
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, SCREENSHOTS / f"{name}.png")
 
 
 def wait_until(pg: Page, expression: str, timeout_s: float) -> None:
