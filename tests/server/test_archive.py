@@ -127,3 +127,18 @@ def test_manifest_program_outside_via_absolute_program(tmp_path: Path) -> None:
 def test_not_an_archive(tmp_path: Path) -> None:
     _refused(tmp_path, b"#!/bin/sh\nrm -rf /\n", "neither a zip nor a tar.gz")
     _refused(tmp_path, zip_bytes({"bot.py": "x"}), "no manifest.json")
+
+
+def test_the_traversal_and_link_archives_are_real_attacks_without_the_checks(tmp_path: Path) -> None:
+    """Control: the same archives, unpacked by a plain `tarfile.extractall` with no filter (what a server
+    without arena's checks would do), write outside the target folder or leave a link pointing out."""
+    target = tmp_path / "a" / "b"
+    target.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(tar_bytes({"../evil": "x"}))) as tf:
+        tf.extractall(target, filter="fully_trusted")  # the unfiltered behaviour
+    assert (tmp_path / "a" / "evil").read_text() == "x"  # written outside `target`
+    link = tarfile.TarInfo("out")
+    link.type, link.linkname = tarfile.SYMTYPE, "/etc"
+    with tarfile.open(fileobj=io.BytesIO(_tar_member(link))) as tf:
+        tf.extractall(target, filter="fully_trusted")
+    assert os.path.realpath(target / "out") == "/etc"  # a link out of the bot's folder
