@@ -114,9 +114,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import arenabot, random
 LADDER = [False]
 TEXT = %r
+SWITCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "misbehave")  # see SNEAKY
 
 def on_start(message):
-    LADDER[0] = str(message.get("game_id", "")).startswith("srvtest")
+    LADDER[0] = os.path.exists(SWITCH)
 
 def act(request):
     if LADDER[0]:

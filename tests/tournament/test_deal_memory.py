@@ -50,14 +50,14 @@ def true_claims(config: tconfig.TournamentConfig) -> tuple[int, int]:
     with Store.open_existing(config.store) as store:
         for game in store.games():
             for fault in game.faults:
-                for line in fault.get("stderr_tail", []):
+                for line in fault.stderr_tail:
                     m = CLAIM.search(str(line))
                     if m is None:
                         continue
                     made += 1
                     seat, hand = int(m.group(1)), json.loads(m.group(2))
                     state = spec.new_game(2, {}, game.seed)
-                    if seat != fault["seat"] and sorted(state.view(seat)["hand"]) == hand:
+                    if seat != fault.seat and sorted(state.view(seat)["hand"]) == hand:
                         right += 1
     return made, right
 

@@ -67,7 +67,7 @@ def finds(config: tconfig.TournamentConfig) -> list[tuple[int, int]]:
     with Store.open_existing(config.store) as store:
         for game in store.games():
             for fault in game.faults:
-                for line in fault.get("stderr_tail", []):
+                for line in fault.stderr_tail:
                     m = FOUND.search(str(line))
                     if m:
                         out.append((int(m.group(1)), game.seed))

@@ -34,6 +34,9 @@ class Ladder:
         verdict = server.wait_submission(r.json()["submission"], self.tokens["mallory"])
         assert verdict["status"] == "passed", verdict
         self.hostile_bot = int(verdict["bot"])
+        # ladder games cannot be told from the check's: the test turns the hostile text on now (tests/server/bots.py)
+        (script,) = server.data.glob("uploads/*/*/hostile.py")
+        (script.parent / "misbehave").write_text("1")
         self.hostile_game = int(server.wait("a ladder game of the hostile bot with its fault",
                                             lambda: self._faulty_game(self.hostile_bot)))
 

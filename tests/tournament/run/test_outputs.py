@@ -90,10 +90,14 @@ def test_a_disk_that_fills_while_replays_are_written_stops_with_one_line(
 
 def test_a_full_results_store_stops_with_one_line_naming_it(write_config: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
     real_connect = Store._connect.__func__  # type: ignore[attr-defined]
+    probe = tconfig.load(write_config(small(4, output={"store": "probe.sqlite"}), "probe.yaml"))
+    runner.open_store(probe).close()  # an empty store: its schema's size in pages
+    with sqlite3.connect(probe.store) as conn:
+        schema_pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
 
     def small_disk(cls: type[Store], path: Path) -> sqlite3.Connection:
         conn: sqlite3.Connection = real_connect(cls, path)
-        conn.execute("PRAGMA max_page_count = 10")  # the schema takes 9 pages: SQLite's own "database or disk is full"
+        conn.execute(f"PRAGMA max_page_count = {schema_pages + 1}")  # room for a few games: then SQLite's own "database or disk is full"
         return conn
 
     monkeypatch.setattr(Store, "_connect", classmethod(small_disk))
