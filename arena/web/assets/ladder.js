@@ -41,11 +41,22 @@
       report.hidden = !body;
       report.textContent = body || "";
     }
-    function follow(id, started) {
+    // Follows a submission until its verdict. A failed request (the server busy or restarting, the
+    // network gone for a moment) is retried with a growing pause, never given up: the check goes on
+    // on the server whatever the page does. Only "not yours" or "signed out" stops it.
+    function follow(id, started, failures) {
+      function again(pause) { setTimeout(function () { follow(id, started, failures); }, pause); }
       fetch("/submissions/" + id + ".json", { credentials: "same-origin", cache: "no-store" })
-        .then(function (r) { return r.json(); })
+        .then(function (r) {
+          if (r.status === 401 || r.status === 404) {
+            return r.json().then(function (e) { return { status: "stopped", reason: e.error || ("HTTP " + r.status) }; });
+          }
+          if (!r.ok) { throw new Error("HTTP " + r.status); }
+          return r.json();
+        })
         .then(function (s) {
           var secs = Math.round((Date.now() - started) / 1000);
+          failures = 0;
           if (s.status === "passed") {
             show("submission " + id + ": passed — " + s.reason + ". Your bot joined the ladder.", s.report);
             var link = document.createElement("a");
@@ -54,12 +65,20 @@
             verdict.appendChild(link);
           } else if (s.status === "refused") {
             show("submission " + id + ": refused — " + s.reason, s.report);
+          } else if (s.status === "stopped") {
+            show("submission " + id + ": " + s.reason + "; reload to see its verdict", "");
           } else {
             show("submission " + id + ": " + s.status + " (" + secs + " s)…", "");
-            setTimeout(function () { follow(id, started); }, 1000);
+            again(1000);
           }
         })
-        .catch(function () { show("submission " + id + ": lost contact with the server; reload to see its verdict", ""); });
+        .catch(function () {
+          failures += 1;
+          var pause = Math.min(10000, 1000 * Math.pow(2, failures - 1));
+          show("submission " + id + ": checking; lost contact with the server, trying again in " +
+               Math.round(pause / 1000) + " s…", "");
+          again(pause);
+        });
     }
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
@@ -73,7 +92,7 @@
         .then(function (r) { return r.json().then(function (body) { return [r.status, body]; }); })
         .then(function (pair) {
           var body = pair[1];
-          if (pair[0] === 202) { follow(body.submission, Date.now()); }
+          if (pair[0] === 202) { follow(body.submission, Date.now(), 0); }
           else if (body.status === "refused") { show("submission " + body.submission + ": refused — " + body.reason, ""); }
           else { show("the upload failed: " + (body.error || ("HTTP " + pair[0])), ""); }
         })
