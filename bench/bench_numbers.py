@@ -7,9 +7,11 @@ blow-outs (1 game in 10 with 5 times the noise), a seat effect, near-ties, 3 to 
 rounds, and a late joiner (an entrant that played only the last rounds). For each:
 
 - coverage: the share of printed 90% average-rank intervals that hold the true expected average rank
-  (Monte Carlo over 1500 rounds of the same model), with its binomial standard error (entrants of one
-  field are not independent: read it as a rough guide), and the share of entrants given no interval;
-- P(ahead of next): pairs pooled by the stated probability, against the share truly ahead;
+  (Monte Carlo over many rounds of the same model, once per model: `TRUTH_ROUNDS`), with its standard
+  error taken over fields (the entrants of one field are not independent), and the share of entrants
+  given no interval;
+- P(ahead of next): pairs pooled by the stated probability, against the share truly ahead, and per
+  model its calibration in the large (the mean stated against the share truly ahead);
 - the collusion test with no colluders: the share of fields with any pair flagged (nominal 5%);
 - the stop rule on identical bots with `min_rounds: 2` (the smallest the config accepts): the share
   of fields where it stops, i.e. declares an order between equal entrants (nominal at most 5%).
@@ -22,7 +24,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -51,6 +53,9 @@ MODELS: dict[str, Field] = {
 }
 
 
+TRUTH_ROUNDS = {True: 3000, False: 20000}  # --quick, full: the truth's error is under a tenth of an interval's
+
+
 @dataclass
 class Tally:
     covered: int = 0
@@ -59,6 +64,16 @@ class Tally:
     entrants: int = 0
     stated: list[float] | None = None
     ahead: list[int] | None = None
+    field_shares: list[float] = field(default_factory=list)  # each field's share of intervals covering
+
+    @property
+    def coverage_se(self) -> float:
+        """The standard error of the coverage over fields (the unit that is independent)."""
+        n = len(self.field_shares)
+        if n < 2:
+            return float("nan")
+        mean = sum(self.field_shares) / n
+        return math.sqrt(sum((x - mean) ** 2 for x in self.field_shares) / (n - 1) / n)
 
     def add_p(self, p: float, truly: bool) -> None:
         if self.stated is None or self.ahead is None:
@@ -83,36 +98,53 @@ def late_joiner(fld: Field, rounds: int, late: int, seed: int) -> list[SimGame]:
     return old + [SimGame(1_000_000 + g.index, g.round, g.table, g.rotation, g.seats, g.ranks, g.seed) for g in new]
 
 
-def measure(fld: Field, rounds: int, trials: int, late: int = 0) -> Tally:
+_TRUTH: dict[tuple[Field, int], list[float]] = {}
+
+
+def truth_of(fld: Field, rounds: int) -> list[float]:
+    """The true expected average ranks of a field (the same for any number of rounds of a full schedule)."""
+    key = (fld, rounds)
+    if key not in _TRUTH:
+        _TRUTH[key] = true_average_ranks(fld, rounds=rounds)
+    return _TRUTH[key]
+
+
+def measure(fld: Field, rounds: int, trials: int, late: int = 0, truth_rounds: int = 3000) -> Tally:
     if late:
         truth_games = late_joiner(fld, rounds * 100, late * 100, 987654321)
         tot, cnt = [0.0] * fld.entrants, [0] * fld.entrants
         for g in truth_games:
-            for e, r in zip(g.seats, g.ranks):
-                tot[e] += r
-                cnt[e] += 1
+            for who, r in zip(g.seats, g.ranks):
+                tot[who] += r
+                cnt[who] += 1
         truth = [t / c for t, c in zip(tot, cnt)]
     else:
-        truth = true_average_ranks(fld, rounds=1500)
+        truth = truth_of(fld, truth_rounds)
     tally = Tally()
     for trial in range(trials):
         games = late_joiner(fld, rounds, late, 1000 + trial) if late else tournament(fld, rounds, 1000 + trial)
         result = estimate(games, fld.entrants, confidence=CONFIDENCE, resamples=400, rating_resamples=0, seed=trial)
+        shown = hit = 0
         for e in result.entrants:
             tally.entrants += 1
             if e.avg_rank is None:
                 tally.missing += 1
                 continue
             tally.intervals += 1
-            tally.covered += e.avg_rank.low <= truth[e.entrant] <= e.avg_rank.high
+            shown += 1
+            hit += e.avg_rank.low <= truth[e.entrant] <= e.avg_rank.high
             if e.p_ahead is not None and e.next is not None:
                 tally.add_p(e.p_ahead, truth[e.entrant] < truth[e.next])
+        tally.covered += hit
+        if shown:
+            tally.field_shares.append(hit / shown)
     return tally
 
 
 def coverage_rows(quick: bool) -> list[str]:
-    trials = 12 if quick else 60
-    rows = ["| model | seats | entrants | rounds | coverage of 90% intervals | s.e. | no interval |", "|---|---|---|---|---|---|---|"]
+    trials = 12 if quick else 150
+    rows = ["| model | seats | entrants | rounds | fields | coverage of 90% intervals | s.e. (over fields) | no interval |",
+            "|---|---|---|---|---|---|---|---|"]
     pooled: dict[tuple[float, float], list[tuple[float, int]]] = {b: [] for b in BINS}
     cells: list[tuple[str, Field, int, int]] = []
     for name, fld in MODELS.items():
@@ -125,14 +157,17 @@ def coverage_rows(quick: bool) -> list[str]:
         cells.append(("normal", MODELS["normal"], 200, 0))
         cells.append(("Plackett-Luce", MODELS["Plackett-Luce"], 200, 0))
     cells.append(("late joiner (3 of 12 rounds)", MODELS["normal"], 12, 3))
+    by_model: dict[str, list[tuple[float, int]]] = {}
     for name, fld, rounds, late in cells:
-        t = measure(fld, rounds, max(8, trials // 4) if rounds >= 200 else trials, late)
+        fields = max(8, trials // 4) if rounds >= 200 else trials
+        t = measure(fld, rounds, fields, late, TRUTH_ROUNDS[quick])
         cov = t.covered / t.intervals if t.intervals else float("nan")
         rows.append(
-            f"| {name} | {fld.seats} | {fld.entrants} | {rounds} | "
-            + (f"{cov:.1%} | {_se(cov, t.intervals):.1%}" if t.intervals else "- | -")
+            f"| {name} | {fld.seats} | {fld.entrants} | {rounds} | {fields} | "
+            + (f"{cov:.1%} | {t.coverage_se:.1%}" if t.intervals else "- | -")
             + f" | {t.missing / t.entrants:.0%} |"
         )
+        by_model.setdefault(name, []).extend(zip(t.stated or [], t.ahead or []))
         for p, a in zip(t.stated or [], t.ahead or []):
             for lo, hi in BINS:
                 if lo <= p < hi:
@@ -143,7 +178,14 @@ def coverage_rows(quick: bool) -> list[str]:
             share = sum(a for _, a in items) / len(items)
             mean = sum(p for p, _ in items) / len(items)
             cal.append(f"| {lo:.2f} - {min(hi, 1.0):.2f} | {len(items)} | {mean:.3f} | {share:.3f} | {_se(share, len(items)):.3f} |")
-    return rows + ["", "P(ahead of next), every cell above pooled:", ""] + cal
+    large = ["| model | pairs | mean stated P(ahead of next) | share truly ahead | s.e. |", "|---|---|---|---|---|"]
+    for name, items in by_model.items():
+        if items:
+            share = sum(a for _, a in items) / len(items)
+            large.append(f"| {name} | {len(items)} | {sum(p for p, _ in items) / len(items):.3f} | {share:.3f} | "
+                         f"{_se(share, len(items)):.3f} |")
+    return (rows + ["", "P(ahead of next), every cell above pooled:", ""] + cal
+            + ["", "P(ahead of next) per model, calibration in the large (every cell of the model pooled):", ""] + large)
 
 
 def collusion_rows(quick: bool) -> list[str]:

@@ -12,6 +12,7 @@ import pytest
 
 from arena.stats.collusion import detect
 from arena.stats.stoprule import StopRule, stopping_round
+from arena.stats import uncertainty
 from arena.stats.uncertainty import estimate
 from bench.simfield import Field, tournament, true_average_ranks
 
@@ -48,6 +49,36 @@ def test_intervals_cover_the_truth_and_p_ahead_is_not_overconfident() -> None:
     assert shown >= 0.9 * len(MODELS) * 2 * TRIALS * 5  # an interval for (nearly) every entrant
     assert covered / shown >= 0.8, f"90% intervals covered the truth {covered}/{shown} times"
     assert sure >= 10 and sure_right / sure >= 0.9, f"stated >= 0.95 ahead, truly ahead {sure_right}/{sure}"
+
+
+def _calibration_in_the_large(fld: Field, rounds: int, trials: int) -> tuple[float, float, int]:
+    """(mean stated P(ahead of next), share of those pairs truly ahead, pairs) over `trials` fields."""
+    truth = true_average_ranks(fld, rounds=1500)
+    stated: list[float] = []
+    ahead: list[bool] = []
+    for trial in range(trials):
+        result = estimate(tournament(fld, rounds, 300 + trial), fld.entrants, confidence=0.9, resamples=300,
+                          rating_resamples=0, seed=trial)
+        for e in result.entrants:
+            if e.p_ahead is not None and e.next is not None:
+                stated.append(e.p_ahead)
+                ahead.append(truth[e.entrant] < truth[e.next])
+    return sum(stated) / len(stated), sum(ahead) / len(ahead), len(stated)
+
+
+def test_p_ahead_is_not_overconfident_in_a_field_of_near_ties(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neighbours by average rank are picked by chance in a field of near-ties (winner's curse): a flat
+    P(ahead) says 0.67 on average where 0.57 of them are truly ahead. Shrunk by the field's own spread it
+    is right on average, and it stays conservative (never above the truth) in a spread-out field."""
+    near = replace(MODELS["normal"], strengths=(0.0, 0.05, 0.1, 0.15, 0.2))
+    stated, truly, pairs = _calibration_in_the_large(near, 4, 60)
+    assert pairs >= 200 and abs(stated - truly) <= 0.04, f"stated {stated:.3f} on average, truly ahead {truly:.3f}"
+    spread_stated, spread_truly, _ = _calibration_in_the_large(MODELS["normal"], 4, 20)
+    assert spread_stated <= spread_truly + 0.02, f"stated {spread_stated:.3f}, truly ahead {spread_truly:.3f}"
+    # The control: without the shrinkage (a field spread taken as unbounded) the same fields are overconfident.
+    monkeypatch.setattr(uncertainty, "field_spread", lambda *args: 1e12)
+    flat_stated, flat_truly, _ = _calibration_in_the_large(near, 4, 60)
+    assert flat_stated - flat_truly >= 0.06, f"flat: stated {flat_stated:.3f}, truly ahead {flat_truly:.3f}"
 
 
 def test_the_collusion_test_does_not_accuse_honest_fields() -> None:
