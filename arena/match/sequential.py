@@ -24,12 +24,13 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Sequence
 
 from arena.errors import MatchError
 from arena.jsonvalue import JSON
 from arena.match import sprt
 from arena.stats import tdist
+from arena.stats.intervals import GameLike
 
 
 class Verdict(enum.Enum):
@@ -92,17 +93,6 @@ class SprtSpec:
 
 
 DEFAULTS = {True: (0.0, 50.0), False: (0.0, 0.25)}  # 2 players: nElo; more: places a deal
-
-
-class GameLike(Protocol):
-    @property
-    def round(self) -> int: ...
-    @property
-    def index(self) -> int: ...
-    @property
-    def seats(self) -> tuple[int, ...]: ...
-    @property
-    def ranks(self) -> tuple[int, ...]: ...
 
 
 def _rank(game: GameLike, entrant: int) -> int:

@@ -12,7 +12,7 @@ from arena.stats.collusion import CollusionReport
 from arena.stats.ratings import Standing
 from arena.report.standings import COLUMNS
 from arena.stats.seating import SeatReport
-from arena.stats.uncertainty import EntrantUncertainty, Uncertainty
+from arena.stats.intervals import EntrantUncertainty, Uncertainty
 
 INTERVAL_COLUMNS = ("avg_rank_low", "avg_rank_high", "mu_low", "mu_high", "p_ahead_of_next", "next_by_avg_rank")
 

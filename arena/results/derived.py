@@ -1,12 +1,13 @@
 """What is computed from the stored games: their columns as compact arrays, and a cache of analyses
 (the store keeps it; what it holds is arena.stats's business) keyed by the store's content.
 
-Why the key is a digest of the games table and not a counter: games are added by runs, set aside
-when a bot changes (`supersede`) and renumbered when a config changes (`reindex`); the count, the
-last index, and sums of the indices and finish times (weighted by the index, so a renumbering shows)
-change with each of those (and with the seeds, weighted by the index, for games stored in one batch
-with one finish time); reading them is one pass over three columns (about 30 ms at 100,000 games),
-against seconds for the analysis itself. `reindex` also clears the cache when it renumbers.
+The key is the store's content version: a counter that triggers in the store bump on every insert,
+delete or update of the games table, whoever writes it (a run adding games, `supersede` setting games
+aside when a bot changes, `reindex` renumbering them, any program with SQLite). Reading it is one row,
+whatever the store's size. A store written before the counter existed and not opened for a run since
+(which adds it) has none: its key is then a digest of the games table (the count, the last index, sums
+of the indices, finish times and seeds weighted by the index, so a renumbering shows), one pass over
+three columns (about 30 ms at 100,000 games). `reindex` also clears the cache when it renumbers.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ CACHE_TABLE = "CREATE TABLE IF NOT EXISTS analysis_cache (name TEXT PRIMARY KEY,
 
 def content_key(store: Store) -> str:
     """Changes whenever a game is added, removed, replaced or renumbered."""
+    try:
+        version = store.conn.execute("SELECT n FROM content_version WHERE id = 1").fetchone()
+    except sqlite3.OperationalError:  # a store from before the counter
+        version = None
+    if version is not None:
+        return dumps_str(["version", version[0]])
     row = store.conn.execute(
         "SELECT COUNT(*), MAX(idx), TOTAL(idx), TOTAL(finished_at), TOTAL(finished_at * (idx + 1)),"
         " TOTAL((seed % 1000003) * (idx + 1)) FROM games"

@@ -64,6 +64,14 @@ CREATE TABLE IF NOT EXISTS analysis_cache (  -- analyses of the games (arena.res
     key TEXT NOT NULL,
     value TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS content_version (  -- bumped by every change to the games table: the analyses' key
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    n INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO content_version (id, n) VALUES (1, 0);
+CREATE TRIGGER IF NOT EXISTS games_added AFTER INSERT ON games BEGIN UPDATE content_version SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER IF NOT EXISTS games_removed AFTER DELETE ON games BEGIN UPDATE content_version SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER IF NOT EXISTS games_changed AFTER UPDATE ON games BEGIN UPDATE content_version SET n = n + 1 WHERE id = 1; END;
 CREATE TABLE IF NOT EXISTS ratings_cache (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     prefix INTEGER NOT NULL,          -- every index below this is stored and rated in `book`

@@ -19,7 +19,7 @@ from arena.stats.collusion import CollusionReport, detect
 from arena.stats.ratings import Standing
 from arena.stats.seating import SeatReport, seat_report
 from arena.stats.standings import store_standings, store_uncertainty
-from arena.stats.uncertainty import Uncertainty
+from arena.stats.intervals import Uncertainty
 
 
 @dataclass(frozen=True)

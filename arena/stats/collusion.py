@@ -26,11 +26,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-import numpy as np
-
 from arena.jsonvalue import JSON
 from arena.stats import tdist
-from arena.stats.uncertainty import DealGame, deal_of
+from arena.stats.intervals import DealGame, deal_of
 
 Z_CAP = 1e6  # a perfectly consistent effect (zero residual variance) counts as this many standard errors
 
@@ -122,6 +120,8 @@ class _Data:
     def effect(self, a: int, b: int) -> DirectedEffect:
         """A's residuals (opponents other than B) regressed on who else sat at the table; the effect of
         B is its coefficient minus the mean of the others', so a table's composition cannot fake it."""
+        import numpy as np  # here, not at the top: `arena standings` without --collusion never loads it
+
         others = [x for x in range(self.entrants) if x != a]
         rows: list[list[float]] = []
         ys: list[float] = []

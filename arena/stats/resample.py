@@ -15,30 +15,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Protocol, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from arena.stats.intervals import DealGame
+
 Matrix = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 CHUNK = 1 << 21  # draws per chunk (16 MB of int64)
-
-
-class DealGame(Protocol):
-    """What the bootstrap needs of a game (arena.results.store.StoredGame has it)."""
-
-    @property
-    def index(self) -> int: ...
-
-    @property
-    def seed(self) -> int: ...
-
-    @property
-    def seats(self) -> tuple[int, ...]: ...
-
-    @property
-    def ranks(self) -> tuple[int, ...]: ...
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from arena.jsonvalue import JSON
-from arena.stats.uncertainty import GameLike
+from arena.stats.intervals import GameLike
 
 
 def next_counts(seatings: Iterable[Sequence[int]], entrants: int) -> list[list[int]]:

@@ -16,8 +16,7 @@ from arena.jsonvalue import JSON, dumps_str
 from arena.results.derived import cached, content_key, deal_rows, keep
 from arena.results.store import Store
 from arena.stats.ratings import OrderedRatings, RatingBook, RatingModel, Standing, leaderboard
-from arena.stats.resample import blocks_from_rows
-from arena.stats.uncertainty import RATING_BUDGET, EntrantUncertainty, Interval, Uncertainty, estimate_blocks
+from arena.stats.intervals import RATING_BUDGET, EntrantUncertainty, Interval, Uncertainty
 
 
 def _cached_book(store: Store, model: RatingModel) -> RatingBook | None:
@@ -58,7 +57,7 @@ def store_standings(store: Store, model: RatingModel = RatingModel(), use_cache:
 
 # --- the intervals, cached in the store ---------------------------------------------------------------
 
-UNCERTAINTY_VERSION = 1  # part of the cache key: bump when the intervals' method changes
+UNCERTAINTY_VERSION = 2  # part of the cache key: bump when the intervals' method changes
 
 
 def uncertainty_to_json(unc: Uncertainty) -> dict[str, JSON]:
@@ -113,6 +112,9 @@ def store_uncertainty(
             return uncertainty_from_json(hit)
         except (KeyError, TypeError, ValueError):
             pass  # a cache of another shape: recompute
+    from arena.stats.resample import blocks_from_rows  # numpy: only when the intervals are computed
+    from arena.stats.uncertainty import estimate_blocks
+
     blocks = blocks_from_rows(deal_rows(store, below), len(names))
     unc = estimate_blocks(blocks, order, confidence=confidence, resamples=resamples, rating_resamples=rating_resamples,
                           seed=seed, model=model)

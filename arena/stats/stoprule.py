@@ -31,7 +31,7 @@ from typing import Sequence
 
 from arena.jsonvalue import JSON
 from arena.stats import tdist
-from arena.stats.uncertainty import GameLike
+from arena.stats.intervals import GameLike
 
 
 @dataclass(frozen=True)

@@ -37,9 +37,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Protocol, Sequence
+from typing import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -47,36 +46,13 @@ import numpy.typing as npt
 from arena.jsonvalue import JSON
 from arena.stats import tdist
 from arena.stats.ratings import RatedGame, RatingBook, RatingModel
-from arena.stats.resample import Blocks, DealGame, bootstrap, deal_blocks, resample_counts
+from arena.stats.intervals import RATING_BUDGET, DealGame, EntrantUncertainty, GameLike, Interval, Uncertainty, deal_of
+from arena.stats.resample import Blocks, bootstrap, deal_blocks, resample_counts
 
-__all__ = ["Blocks", "DealGame", "deal_blocks", "estimate", "estimate_blocks", "resample_counts"]
+__all__ = ["RATING_BUDGET", "Blocks", "DealGame", "EntrantUncertainty", "GameLike", "Interval", "Uncertainty", "deal_blocks", "deal_of",
+           "estimate", "estimate_blocks", "resample_counts"]
 
 Matrix = npt.NDArray[np.float64]
-RATING_BUDGET = 200_000  # rated games per estimate for the rating intervals (about 8 s on one core)
-
-
-class GameLike(Protocol):
-    """What the bootstrap needs of a stored game (arena.results.store.StoredGame has it)."""
-
-    @property
-    def index(self) -> int: ...
-
-    @property
-    def round(self) -> int: ...
-
-    @property
-    def table(self) -> int: ...
-
-    @property
-    def seats(self) -> tuple[int, ...]: ...
-
-    @property
-    def ranks(self) -> tuple[int, ...]: ...
-
-
-def deal_of(game: DealGame) -> tuple[int, tuple[int, ...]]:
-    """A deal's identity: its seed and the entrants at its table, not its place in the schedule."""
-    return game.seed, tuple(sorted(game.seats))
 
 
 def rerated_mu(blocks: Blocks, counts: npt.NDArray[np.int64], model: RatingModel) -> Matrix:
@@ -97,38 +73,6 @@ def rerated_mu(blocks: Blocks, counts: npt.NDArray[np.int64], model: RatingModel
 def point_mu(blocks: Blocks, model: RatingModel) -> list[float]:
     """mu of every entrant from the games as played (each block once, in schedule order)."""
     return [float(v) for v in rerated_mu(blocks, np.ones((1, blocks.size), dtype=np.int64), model)[0]]
-
-
-@dataclass(frozen=True)
-class Interval:
-    estimate: float
-    low: float
-    high: float
-
-    def to_json(self) -> list[JSON]:
-        return [self.estimate, self.low, self.high]
-
-
-@dataclass(frozen=True)
-class EntrantUncertainty:
-    entrant: int
-    avg_rank: Interval | None  # None: never played, or too few deals (`why`)
-    rating: Interval | None  # TrueSkill mu; None when rating resamples are off or too few deals
-    p_ahead: float | None = None  # P(its true average rank is better than `next`'s); None for the last
-    next: int | None = None  # the next entrant by average rank
-    why: str = ""  # why there is no interval
-
-
-@dataclass(frozen=True)
-class Uncertainty:
-    confidence: float
-    resamples: int
-    rating_resamples: int
-    seed: int
-    blocks: int
-    entrants: tuple[EntrantUncertainty, ...]  # by entrant index
-    note: str = ""  # why there are no intervals, if there are none
-    order: tuple[int, ...] = ()  # entrants by average rank, best first (the order `next` follows)
 
 
 MIN_DF = 3  # deal blocks minus tables an entrant needs for an interval (e.g. 4 deals at one table)

@@ -22,7 +22,7 @@ from arena.core.faults import Fault
 from arena.stats.analysis import AnalysisOptions, analyse
 from arena.stats.seating import SeatReport, seat_report
 from arena.results.store import StoredGame
-from arena.stats.uncertainty import Uncertainty
+from arena.stats.intervals import Uncertainty
 from arena.web import page
 from arena.web.report_data import BySeat, HeadToHead, by_seat, game_faults, head_to_head, rating_history
 from arena.web.report_svg import rating_plot

@@ -12,7 +12,7 @@ from arena.report import standings as text_report
 from arena.report.statistics import p_text
 from arena.stats.ratings import Standing
 from arena.stats.seating import SeatReport
-from arena.stats.uncertainty import EntrantUncertainty, Uncertainty
+from arena.stats.intervals import EntrantUncertainty, Uncertainty
 from arena.web.report_data import BySeat, HeadToHead
 
 # Optional fields a Standing may carry (uncertainty from a stop rule, for example) get a column each,

@@ -30,13 +30,13 @@ def test_cached_intervals_are_recomputed_when_a_game_is_added(tmp_path: Path, mo
         first = _cached(store)
         assert first == _fresh(store)
         calls: list[int] = []
-        real = standings_mod.estimate_blocks
+        real = standings_mod.keep  # every computation ends by keeping its result
 
         def counted(*args: object, **kwargs: object) -> object:
             calls.append(1)
             return real(*args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(standings_mod, "estimate_blocks", counted)
+        monkeypatch.setattr(standings_mod, "keep", counted)
         assert _cached(store) == first and calls == []  # nothing new: read back, not computed
         store.record(_game(400, (0, 1, 2, 3), (4, 3, 2, 1), seed=100))  # a new deal: one more block
         second = _cached(store)
@@ -49,8 +49,18 @@ def test_cached_intervals_are_recomputed_when_a_game_is_added(tmp_path: Path, mo
         assert _cached(store) != _fresh(store)
 
 
-def test_the_key_changes_when_a_game_is_replaced_or_renumbered(tmp_path: Path) -> None:
+def _without_counter(store: Store) -> None:
+    """The store as written before the content counter: no table, no triggers."""
+    for trigger in ("games_added", "games_removed", "games_changed"):
+        store.conn.execute(f"DROP TRIGGER {trigger}")
+    store.conn.execute("DROP TABLE content_version")
+
+
+@pytest.mark.parametrize("counter", [True, False], ids=["counter", "digest of an old store"])
+def test_the_key_changes_when_a_game_is_replaced_or_renumbered(tmp_path: Path, counter: bool) -> None:
     with Store.open_existing(build(tmp_path / "s.sqlite", "fill")) as store:
+        if not counter:
+            _without_counter(store)
         keys = [derived.content_key(store)]
         store.conn.execute("UPDATE games SET finished_at = finished_at + 1 WHERE idx = 5")  # played again
         keys.append(derived.content_key(store))
@@ -61,3 +71,40 @@ def test_the_key_changes_when_a_game_is_replaced_or_renumbered(tmp_path: Path) -
         store.conn.execute("DELETE FROM games WHERE idx = 7")  # set aside
         keys.append(derived.content_key(store))
         assert len(set(keys)) == 4
+
+
+def test_the_key_is_read_from_the_counter_without_reading_the_games(tmp_path: Path) -> None:
+    """A warm `arena standings` reads one row for the key, whatever the store's size; any writer's change
+    to the games (here plain SQL, as another program would) moves the counter through the triggers."""
+    with Store.open_existing(build(tmp_path / "s.sqlite", "fill")) as store:
+        statements: list[str] = []
+        store.conn.set_trace_callback(statements.append)
+        key = derived.content_key(store)
+        store.conn.set_trace_callback(None)
+        assert statements and not any("FROM games" in s for s in statements), statements
+        store.conn.execute("UPDATE games SET ranks = ranks WHERE idx = 2")
+        assert derived.content_key(store) != key
+        # the control: without the triggers a change leaves the counter, and so the key, where it was
+        for trigger in ("games_added", "games_removed", "games_changed"):
+            store.conn.execute(f"DROP TRIGGER {trigger}")
+        stale = derived.content_key(store)
+        store.conn.execute("UPDATE games SET ranks = ranks WHERE idx = 2")
+        assert derived.content_key(store) == stale
+
+
+@pytest.mark.process
+def test_a_warm_standings_call_loads_no_numpy(tmp_path: Path) -> None:
+    """Issue 25: nothing new since the last call, `arena standings` answers from the store's caches
+    without loading numpy (a tenth of a second of start-up, more than the answer costs)."""
+    import subprocess
+    import sys
+
+    store = build(tmp_path / "s.sqlite", "rotations")
+    probe = ("import sys; from arena.cli import main; sys.argv = ['arena', 'standings', sys.argv[1]]\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print('numpy loaded' if 'numpy' in sys.modules else 'no numpy', file=sys.stderr)")
+    cold = subprocess.run([sys.executable, "-c", probe, str(store)], capture_output=True, text=True, timeout=120)
+    assert cold.returncode == 0 and "numpy loaded" in cold.stderr, cold.stderr  # the control: computing needs it
+    warm = subprocess.run([sys.executable, "-c", probe, str(store)], capture_output=True, text=True, timeout=120)
+    assert warm.returncode == 0 and "no numpy" in warm.stderr, warm.stderr
+    assert warm.stdout == cold.stdout

@@ -20,7 +20,7 @@ from arena.results.store import Store
 
 @dataclass(frozen=True)
 class RoundGame:
-    """What a stop rule needs of a played game (`uncertainty.GameLike`), without the rest of its record."""
+    """What a stop rule needs of a played game (`intervals.GameLike`), without the rest of its record."""
 
     index: int
     round: int
