@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
+from arena.stats import uncertainty
 from arena.stats.collusion import detect
 from arena.stats.stoprule import StopRule, stopping_round
 from arena.stats.uncertainty import estimate
@@ -184,6 +185,21 @@ def coverage_rows(quick: bool) -> list[str]:
             share = sum(a for _, a in items) / len(items)
             large.append(f"| {name} | {len(items)} | {sum(p for p, _ in items) / len(items):.3f} | {share:.3f} | "
                          f"{_se(share, len(items)):.3f} |")
+    # The control: the same near-ties cells with P(ahead) unshrunk (the field's spread taken as unbounded).
+    real = uncertainty.field_spread
+    uncertainty.field_spread = lambda *args: 1e12
+    try:
+        flat: list[tuple[float, int]] = []
+        for name, fld, rounds, late in cells:
+            if name == "near-ties":
+                t = measure(fld, rounds, trials, late, TRUTH_ROUNDS[quick])
+                flat.extend(zip(t.stated or [], t.ahead or []))
+    finally:
+        uncertainty.field_spread = real
+    if flat:
+        share = sum(a for _, a in flat) / len(flat)
+        large.append(f"| near-ties, unshrunk (the control: a plain t, as before) | {len(flat)} | "
+                     f"{sum(p for p, _ in flat) / len(flat):.3f} | {share:.3f} | {_se(share, len(flat)):.3f} |")
     return (rows + ["", "P(ahead of next), every cell above pooled:", ""] + cal
             + ["", "P(ahead of next) per model, calibration in the large (every cell of the model pooled):", ""] + large)
 
