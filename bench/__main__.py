@@ -19,10 +19,11 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Sequence
 
 import subprocess
 
-from bench import bench_engine, bench_ratings, bench_referee, bench_report, bench_sandbox, bench_standings, bench_tournament
+from bench import bench_engine, bench_ratings, bench_referee, bench_report, bench_sandbox, bench_standings, bench_throughput, bench_tournament
 from bench.stats import Figure, fmt, report, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,19 +125,22 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "report": ("arena report (issue 25, goal 4)", []),
     "uncertainty": ("Uncertainty, stopping, seating, collusion", ["bench.bench_stoprule", "--write"]),
     "numbers": ("Numbers users can trust: coverage, calibration, false flags", ["bench.bench_numbers", "--write"]),
+    "throughput": (bench_throughput.TITLE, ["bench.bench_throughput", "--write"]),
     "match": ("Does NEW beat OLD: games `arena match` needs", ["bench.bench_match", "--write"]),
     "cluster": ("Many machines: the Dask executor", ["bench.bench_cluster", "--write"]),
     "server": ("The competition server (arena serve)", ["bench.bench_server", "--seconds", "60", "--requests", "4000", "--write"]),
     "pages": ("The ladder's pages in Chromium (arena serve)", ["bench.bench_pages", "--write"]),
 }
-QUICK = {"bench.bench_stoprule", "bench.bench_numbers", "bench.bench_cluster"}
+QUICK = {"bench.bench_stoprule", "bench.bench_numbers", "bench.bench_cluster", "bench.bench_throughput"}
 
 
-def issue25_targets(standings: list[Figure], report_figures: list[Figure], sandbox: list[Figure]) -> list[str]:
-    """One row per goal of issue 25 (goals 2 and 4 in detail in their own sections)."""
-    rows = ["| issue 25 goal | measured (median) | target | status |", "|---|---|---|---|",
-            "| 1. tournament throughput, Kododo 4p C bots `-j 2`, vs fastchess and the raw fan-out loop; arena's CPU per decision "
-            "| not measured this time (the referee's hot path is another change) | >= 10x fastchess, >= 0.7 of raw, <= 25 us | - |"]
+def issue25_targets(standings: list[Figure], report_figures: list[Figure], sandbox: list[Figure], throughput: Sequence[str] = ()) -> list[str]:
+    """One row per goal of issue 25 (goals 1, 2 and 4 in detail in their own sections); `throughput`: goal 1's rows
+    as its section holds them (bench_throughput.goal_rows)."""
+    rows = ["| issue 25 goal | measured (median) | target | status |", "|---|---|---|---|"]
+    rows += list(throughput) or [
+        "| 1. tournament throughput, Kododo 4p C bots `-j 2`, vs fastchess and the raw fan-out loop; arena's CPU per decision "
+        "| not measured yet (`python -m bench --only throughput`) | >= 10x fastchess, >= 0.7 of raw, <= 25 us | - |"]
     for row in bench_standings.verdicts(standings)[2:]:
         cells = [c.strip() for c in row.strip("|").split("|")]
         rows.append(f"| 2. `arena standings`, {cells[0]} | {cells[1]} s CPU, {cells[2]} s wall, {cells[3]} MB | {cells[4]} | {cells[5]} |")
@@ -213,7 +217,7 @@ def main() -> None:
                  f"regenerates some ({', '.join(SECTIONS)}) and keeps the others."]
         write_section(out, "about", SECTIONS["about"][0], "\n".join(about))
     if "targets" in only:
-        lines = ["Issue 25 (performance as users run it):", "", *issue25_targets(standings, report_figures, sandbox), "",
+        lines = ["Issue 25 (performance as users run it):", "", *issue25_targets(standings, report_figures, sandbox, bench_throughput.goal_rows(out)), "",
                  "Issue 7 (earlier targets, library-level figures):", ""]
         lines += targets(figures) if not args.quick else ["(a --quick run: figures only, no verdicts)"]
         lines += bench_sandbox.targets(sandbox) if not args.quick else []

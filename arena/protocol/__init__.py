@@ -162,9 +162,17 @@ def parse_answer(message: Any) -> Answer:
 def check_action(action: JSON) -> None:
     """Raise ProtocolViolation unless `action` is within the protocol's bounds: nesting at most
     MAX_ACTION_DEPTH, integers within +-MAX_INT, finite floats, string keys, and a canonical encoding of
-    at most MAX_ACTION_BYTES. Within them every writer (wire, replay, store) can encode it."""
+    at most MAX_ACTION_BYTES. Within them every writer (wire, replay, store) can encode it.
+
+    The exact size (an encoding) is only measured when an upper bound on it, kept during the walk,
+    could pass the limit: a small action (a number, a short list) is judged without encoding it."""
+    if type(action) is int:  # the common answer: one number
+        if not -MAX_INT <= action <= MAX_INT:
+            raise ProtocolViolation(f"the action has an integer outside +-(2^53-1): {preview(action)}")
+        return
     stack: list[tuple[JSON, int]] = [(action, 0)]
     budget = MAX_ACTION_BYTES  # rough size so far: stops the walk of a huge value early
+    worst = 0  # an upper bound on the canonical encoding's size
     while stack:
         value, depth = stack.pop()
         kind = type(value)
@@ -174,24 +182,34 @@ def check_action(action: JSON) -> None:
             budget -= len(value) + 2
             if budget < 0:  # before walking its items: a huge value costs nothing more
                 raise ProtocolViolation(f"the action is longer than {MAX_ACTION_BYTES} bytes")
+            worst += 2 * len(value) + 2  # brackets, commas and colons
             items = value.values() if kind is dict else value
-            if kind is dict and any(type(k) is not str for k in value):
-                raise ProtocolViolation("the action has an object key that is not a string")
+            if kind is dict:
+                if any(type(k) is not str for k in value):
+                    raise ProtocolViolation("the action has an object key that is not a string")
+                worst += sum(6 * len(k) + 2 for k in value)
             stack.extend((item, depth + 1) for item in items)
         elif kind is int:
             if not -MAX_INT <= value <= MAX_INT:
                 raise ProtocolViolation(f"the action has an integer outside +-(2^53-1): {preview(value)}")
             budget -= 1
+            worst += 17  # a sign and 16 digits
         elif kind is float:
             if value != value or value in (float("inf"), float("-inf")):
                 raise ProtocolViolation("the action has a number that is not finite")
             budget -= 1
+            worst += 24  # the longest shortest-round-trip repr of a double
         elif kind is str:
             budget -= len(value)
-        elif value is not None and kind is not bool:
+            worst += 6 * len(value) + 2  # every character escaped as \uXXXX at worst
+        elif value is None or kind is bool:
+            worst += 5
+        else:
             raise ProtocolViolation(f"the action has a value that is not JSON: {preview(value)}")
         if budget < 0:
             raise ProtocolViolation(f"the action is longer than {MAX_ACTION_BYTES} bytes")
+    if worst <= MAX_ACTION_BYTES:
+        return
     size = len(dumps(action))
     if size > MAX_ACTION_BYTES:
         raise ProtocolViolation(f"the action is {size} bytes, more than {MAX_ACTION_BYTES}")

@@ -17,16 +17,27 @@ from arena.jsonvalue import JSON
 Clock = Callable[[], float]  # seconds, monotonic (time.monotonic in the real referee)
 
 
-@dataclass(frozen=True)
 class Deadline:
-    """An allowance of `allowance_ms` from `start` (seconds on the referee's clock)."""
+    """An allowance of `allowance_ms` from `start` (seconds on the referee's clock), ending `at`.
 
-    start: float
-    allowance_ms: float
+    A plain class with slots, not a dataclass: one is made for every decision, and `at` is read several
+    times each (computed once here)."""
 
-    @property
-    def at(self) -> float:
-        return self.start + self.allowance_ms / 1000.0
+    __slots__ = ("start", "allowance_ms", "at")
+
+    def __init__(self, start: float, allowance_ms: float) -> None:
+        self.start = start
+        self.allowance_ms = allowance_ms
+        self.at = start + allowance_ms / 1000.0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Deadline) and (self.start, self.allowance_ms) == (other.start, other.allowance_ms)
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.allowance_ms))
+
+    def __repr__(self) -> str:
+        return f"Deadline(start={self.start!r}, allowance_ms={self.allowance_ms!r})"
 
     def remaining_s(self, now: float) -> float:
         return self.at - now

@@ -74,8 +74,8 @@ class ArrivalKind(enum.Enum):
     BROKEN = "broken"  # the bot's stdin is closed: nothing more can be sent
 
 
-@dataclass(frozen=True)
-class Arrival:
+@dataclass(slots=True)
+class Arrival:  # not frozen: one is made for every line read, and a frozen dataclass is slower to make
     bot: BotHandle
     kind: ArrivalKind
     at: float  # the referee's clock when it was read
@@ -126,7 +126,8 @@ class SelectorTransport:
             if which == OUT:
                 lines = pipes.read_stdout()
                 at = clock()
-                arrivals.extend(Arrival(bot, ArrivalKind.LINE, at, line) for line in lines)
+                for line in lines:
+                    arrivals.append(Arrival(bot, ArrivalKind.LINE, at, line))
                 if pipes.out_eof:
                     arrivals.append(Arrival(bot, ArrivalKind.EOF, at))
             elif which == ERR:

@@ -6,7 +6,7 @@ import json
 
 import jsonschema
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from arena.core.time_control import TimeControl
@@ -197,3 +197,34 @@ def test_the_worked_example_in_protocol_md_is_valid():
     validator("botHello").validate(json.loads(answers[0]))
     for line in answers[1:]:
         validator("answer").validate(json.loads(line))
+
+
+# Values near the size limit: long strings of characters that escape (control characters, quotes) or
+# take several UTF-8 bytes, many numbers, keys that count too.
+_near_limit = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-MAX_INT, max_value=MAX_INT)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.sampled_from('a\x01"\\é€😀'), min_size=0, max_size=4000),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(alphabet='k\x02é', max_size=600), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_near_limit)
+@example("\x01" * 3000)  # 3,000 characters, 18,002 bytes once escaped
+@example(["€" * 6000])  # 3 bytes each in UTF-8
+@example({"\x02" * 2800: 1})  # the size is in the key
+@example("\x01" * 2730)  # 16,382 bytes: just within
+def test_an_action_is_refused_for_its_size_exactly_when_its_encoding_is_over_the_limit(value):
+    """check_action skips the encoding when a bound proves the action small: the bound must never be
+    below the real size, so the verdict is always the one the exact encoding gives."""
+    from arena.jsonvalue import dumps
+
+    too_big = len(dumps(value)) > MAX_ACTION_BYTES
+    try:
+        check_action(value)
+        refused = False
+    except ProtocolViolation as exc:
+        refused = "longer than" in str(exc) or "bytes, more than" in str(exc)
+        assert refused, str(exc)  # nothing else may refuse these values
+    assert refused == too_big

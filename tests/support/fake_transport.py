@@ -170,7 +170,7 @@ class FakeBot:
         return False
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _StderrArrival(Arrival):
     size: int = 0
 

@@ -45,7 +45,7 @@ from arena.tournament.run.rounds import RoundEnd, RoundGate, ShouldStop
 from arena.tournament.run.signals import terminate_as_interrupt
 from arena.tournament.run.stopping import SettledHook
 from arena.results.store import StopRecord, Store, StoredGame
-from arena.stats.standings import store_ratings, store_standings
+from arena.stats.standings import save_cache, store_ratings, store_standings
 
 MAX_ATTEMPTS = 3  # a game whose worker is lost this many times stops the run (it may be what kills it)
 
@@ -213,6 +213,10 @@ def run(
                 progress.finish()
         duration = time.monotonic() - started
         store.record_bot_faults(state.bot_faults)
+        if ratings.prefix.rated > 0 and ratings.prefix.rated == ratings.prefix.last_index + 1:
+            # The run rated every game it stored, in schedule order: kept as the store's cache, the
+            # standings below rate only what lies beyond it (not every game a second time).
+            save_cache(store, ratings.prefix)
         standings = store_standings(store, model)  # from the store itself: what it holds is what counts
         return RunSummary(
             store=config.store,

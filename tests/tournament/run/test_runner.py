@@ -93,3 +93,29 @@ def test_ctrl_c_stops_cleanly_keeps_what_finished_and_resumes(write_config: Call
     out, err = rerun.communicate(timeout=120)
     assert rerun.returncode == 0, err.decode()
     assert stored_count(store) == 48
+
+
+def test_a_run_rates_each_game_once_and_leaves_the_ratings_cached(write_config: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 25: the run rates every game as it is stored (for the live leader) and keeps that book as
+    the store's rating cache, so its closing standings rate nothing a second time; the cached book is
+    exactly the one rated from scratch."""
+    from arena.stats import ratings as ratings_mod
+    from arena.stats.standings import store_ratings
+
+    cfg = tconfig.load(write_config(small(2, output={"store": "once.sqlite"}), "once.yaml"))
+    applied: list[int] = []
+    real = ratings_mod.RatingBook.apply
+
+    def counted(self: ratings_mod.RatingBook, game: ratings_mod.RatedGame) -> None:
+        applied.append(game.index)
+        real(self, game)
+
+    monkeypatch.setattr(ratings_mod.RatingBook, "apply", counted)
+    summary = runner.run(cfg, concurrency=1, quiet=True, secret=SECRET)
+    assert summary.played == 24
+    assert sorted(applied) == list(range(24))  # each game once, none again for the closing standings
+    monkeypatch.setattr(ratings_mod.RatingBook, "apply", real)
+    with Store.open_existing(cfg.store) as store:
+        cached = store_ratings(store).current()
+        fresh = store_ratings(store, use_cache=False).current()
+        assert cached.to_json() == fresh.to_json() and cached.rated == 24
