@@ -20,6 +20,7 @@ from pathlib import Path
 
 import yaml
 
+from arena.core.faults import Fault, FaultKind
 from arena.results.store import Store, StoredGame
 from bench.stats import Figure, write_section
 
@@ -37,10 +38,9 @@ def synthetic_games(count: int, seed: int = 1) -> list[StoredGame]:
         seats = tuple(rnd.sample(range(8), 4))
         points = tuple(round(rnd.gauss(20 + 3 * e, 25)) for e in seats)
         ranks = tuple(1 + sum(1 for q in points if q > p) for p in points)
-        faults: tuple = ()
+        faults: tuple[Fault, ...] = ()
         if i % 50 == 0:
-            faults = ({"seat": 1, "kind": "timeout", "step": 3, "request_id": 4, "detail": "no answer within 1000 ms",
-                       "stderr_tail": ["thinking...", "still thinking"]},)
+            faults = (Fault(1, FaultKind.TIMEOUT, 3, 4, "no answer within 1000 ms", ("thinking...", "still thinking")),)
         out.append(StoredGame(
             index=i, game_id=f"kododo-{i}", round=i // 70, table=i % 70, rotation=0, seed=i, seats=seats, points=points,
             tiebreaks=((),) * 4, ranks=ranks, game_ranks=ranks, faults=faults,
