@@ -146,11 +146,19 @@ def issue25_targets(standings: list[Figure], report_figures: list[Figure], sandb
         rows.append(f"| 2. `arena standings`, {cells[0]} | {cells[1]} s CPU, {cells[2]} s wall, {cells[3]} MB | {cells[4]} | {cells[5]} |")
     if not standings:
         rows.append("| 2. `arena standings` | not measured this time | see its section | - |")
-    ratio = [f for f in sandbox if f.name.startswith("sandbox: Kododo 4p tournament, C bots, concurrency 1, sandboxed / unsandboxed")]
-    if ratio:
-        r = ratio[0].median
-        rows.append(f"| 3. sandboxed / unsandboxed, kept-alive C bots, `-j 1` | {r:.3f} | >= 0.97 | {'met' if r >= 0.97 else 'MISSED'} |")
-    else:
+    short = [f for f in sandbox if f.name.startswith("sandbox: Kododo 4p tournament, C bots, concurrency 1, sandboxed / unsandboxed")]
+    steady = [f for f in sandbox if f.name.startswith("sandbox: Kododo 4p tournament, C bots, concurrency 1, kept-alive bots")
+              and f.name.endswith("sandboxed / unsandboxed (per repeat)")]
+    if steady:
+        r = steady[0].median
+        rows.append(f"| 3. sandboxed / unsandboxed, kept-alive C bots, `-j 1`: per decision once the bots run (the marginal rate) "
+                    f"| {r:.3f} | >= 0.97 | {'met' if r >= 0.97 else 'MISSED'} |")
+    if short:
+        r = short[0].median
+        start = [f.median for f in sandbox if f.name.startswith("sandbox: start-up overhead per bot")]
+        more = f", {start[0]:.0f} ms more each sandboxed" if start else ""
+        rows.append(f"| 3. the same, a whole 200-game tournament (16 bot starts{more}) | {r:.3f} | - | - |")
+    if not steady and not short:
         rows.append("| 3. sandboxed / unsandboxed throughput, kept-alive bots | not measured this time | >= 0.97 | - |")
     games = bench_report.GAMES
     for row in (bench_report.verdicts(report_figures, games)[2:] if report_figures else []):
