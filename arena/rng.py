@@ -47,22 +47,10 @@ class Rng:
         return items[self.below(len(items))]
 
     def shuffle(self, items: MutableSequence[T]) -> None:
-        """Fisher-Yates, from the end, in place: `below(i + 1)` for each i, with `next64` written out
-        (a deal's shuffle is most of a game's set-up; the same numbers, without two calls a card)."""
-        s = self.state
+        """Fisher-Yates, from the end, in place."""
         for i in range(len(items) - 1, 0, -1):
-            n = i + 1
-            limit = _MASK - (_MASK + 1) % n
-            while True:
-                s = (s + _GAMMA) & _MASK
-                z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-                x = z ^ (z >> 31)
-                if x <= limit:
-                    break
-            j = x % n
+            j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
-        self.state = s
 
     def fork(self, *labels: object) -> "Rng":
         """An independent generator for a sub-purpose, derived from this one's current state."""

@@ -25,9 +25,9 @@ d / se, where d is the pair's difference in average rank and se the bootstrap st
 that difference widened by sqrt(n / df) as above (n, df: the deal blocks either entrant played), shrunk
 towards 0 by the field's spread (empirical Bayes: d / se times sqrt(2 tau^2 / (2 tau^2 + se^2)), tau^2
 the variance of the true average ranks across entrants, `field_spread`). Without the shrinkage a field
-of near-ties is overconfident: its neighbours are neighbours by chance (measured in bench_numbers:
-stated 0.67 on average where 0.57 were truly ahead; shrunk, 0.567 against 0.571). In a spread-out
-field it stays conservative (stated 0.87, truly 0.90): it never claims more than the data bear.
+of near-ties is overconfident: its neighbours are neighbours by chance (BENCHMARKS.md, "Numbers users
+can trust": stated 0.677 on average where 0.583 were truly ahead; shrunk, 0.589 against 0.583). In a
+spread-out field it stays conservative (every other model there states less than the share truly ahead).
 
 Reproducible: the resamples depend only on the games, the seed and the options (numpy's PCG64 stream
 for a given seed is fixed by NEP 19; `Generator.integers` has been stable across numpy releases).
@@ -233,7 +233,7 @@ def estimate_blocks(
             why = f"too few deals for an interval ({n} deal(s) at {n - df} table(s); needs {MIN_DF} more deals than tables)"
             out.append(EntrantUncertainty(e, None, None, why=why))
             continue
-        factor = small_sample_factor(n, confidence, df)
+        factor = float(factors[e])
         rank_iv = _interval(float(r_point[e]), float(r_lo[e]), float(r_hi[e]), factor, (1.0, float(seats)))
         mu_iv = _interval(mu_point[e], float(mu_lo[e]), float(mu_hi[e]), factor) if mu_lo is not None and mu_hi is not None else None
         pa: float | None = None
