@@ -20,12 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from arena.match.setup import HEURISTICS as HEURISTIC
 from bench.stats import Figure, report, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = str(Path(sys.executable).parent / "arena")
 BOTS = ROOT / "sample_bots" / "python"
-HEURISTIC = {"kododo": "kododo_heuristic.py", "kolpa": "kolpa_heuristic.py", "kodama-duo": "kodama_duo_heuristic.py"}
 
 
 def match(game: str, new: str, old: str, players: int, seed: int, *extra: str) -> dict[str, object]:

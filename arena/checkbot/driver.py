@@ -98,7 +98,8 @@ class _Ask:
 
 # Names the other seats are given: those of arena's sample bots, as in a tournament of them, so that an
 # ordinary check-bot game carries no name a tournament could not (the bot's own seat has its own name).
-OTHER_NAMES = ("random-py", "random-c", "random-js", "kododo-heuristic", "kolpa-heuristic", "kodama-duo-heuristic")
+OTHER_NAMES = ("random-py", "random-c", "random-js", "kododo-heuristic", "kolpa-heuristic", "kodama-duo-heuristic",
+               "kodama-draft-heuristic")
 
 
 def players(seat: int, count: int, own_name: str, rng: Rng) -> list[str]:

@@ -26,7 +26,8 @@ from arena.tournament.config.tournament import TournamentConfig
 from arena.tournament.schedule.plan import Format
 
 SAMPLE_BOTS = Path(arena.__file__).resolve().parent.parent / "sample_bots" / "python"
-HEURISTICS = {"kododo": "kododo_heuristic.py", "kolpa": "kolpa_heuristic.py", "kodama-duo": "kodama_duo_heuristic.py"}
+HEURISTICS = {"kododo": "kododo_heuristic.py", "kolpa": "kolpa_heuristic.py", "kodama-duo": "kodama_duo_heuristic.py",
+              "kodama-draft": "kodama_draft_heuristic.py"}
 # Settings a `--config` lends a match; its schedule, entrants, outputs and stop rule are the match's own.
 LENT_KEYS = ("options", "time_control", "limits", "sandbox", "fault_policy", "root", "restart_bots")
 

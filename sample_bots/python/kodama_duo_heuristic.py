@@ -30,7 +30,7 @@ class TreeModel:
         self.children: dict[str, list[str | None]] = {}
         for card in tree["cards"]:
             self.parent[card["id"]] = card["parent"][0] if card["parent"] else None
-            self.shown[card["id"]] = list(card["shown"])
+            self.shown[card["id"]] = list(card.get("shown", card["elements"]))  # no spirits: as printed
             self.depth[card["id"]] = card["depth"]
             self.children[card["id"]] = list(card["children"])
 
@@ -99,6 +99,17 @@ def best_card_value(view: dict[str, Any], tree: TreeModel, faces: list[dict[str,
     return max(finite, default=0.0)
 
 
+def best_placement(view: dict[str, Any], tree: TreeModel, faces: dict[str, dict[str, Any]], legal: list[Any]) -> Any:
+    """The legal placement worth most (`placement_value`); `faces` maps card ids to their faces."""
+    return max(legal, key=lambda a: placement_value(view, tree, faces[a["card"]], a["at"][0]))
+
+
+def best_kodama(view: dict[str, Any], legal: list[Any]) -> Any:
+    """The Kodama card worth most on our tree now."""
+    values = {k["id"]: k["value"] for k in view["kodama"]}
+    return max(legal, key=lambda a: values[a["kodama"]])
+
+
 def pile_value(view: dict[str, Any], tree: TreeModel, pile: list[dict[str, Any]]) -> float:
     value = best_card_value(view, tree, pile)
     return value + (SPIRIT_VALUE if len(pile) == 1 else 0.0)
@@ -113,8 +124,7 @@ def decide(request: dict[str, Any]) -> Any:
     mine = TreeModel(view["trees"][me])
     theirs = TreeModel(view["trees"][them])
     if kind == "place":
-        faces = {f["id"]: f for f in view["held"][me]}
-        return max(legal, key=lambda a: placement_value(view, mine, faces[a["card"]], a["at"][0]))
+        return best_placement(view, mine, {f["id"]: f for f in view["held"][me]}, legal)
     if kind == "choose":
         piles = view["piles"]
 
@@ -158,8 +168,7 @@ def decide(request: dict[str, Any]) -> Any:
 
         return max(legal, key=spirit_gain)
     if kind == "kodama":
-        values = {k["id"]: k["value"] for k in view["kodama"]}
-        return max(legal, key=lambda a: values[a["kodama"]])
+        return best_kodama(view, legal)
     return legal[0]
 
 

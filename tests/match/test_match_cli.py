@@ -13,14 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from arena.match.setup import HEURISTICS as HEURISTIC
+
 pytestmark = pytest.mark.process  # runs `arena match` as a user does, with its bots
 
 REPO = Path(__file__).resolve().parents[2]
 ARENA = [str(Path(sys.executable).parent / "arena")]
 SECRET = "0123456789abcdef0123456789abcdef"  # fixed deals: these figures and verdicts are reproducible
 BOTS = REPO / "sample_bots" / "python"
-HEURISTIC = {"kododo": "kododo_heuristic.py", "kolpa": "kolpa_heuristic.py", "kodama-duo": "kodama_duo_heuristic.py"}
-CASES = [("kododo", n) for n in range(2, 6)] + [("kolpa", n) for n in range(2, 7)] + [("kodama-duo", 2)]
+CASES = ([("kododo", n) for n in range(2, 6)] + [("kolpa", n) for n in range(2, 7)] + [("kodama-duo", 2)]
+         + [("kodama-draft", n) for n in range(2, 7)])
 
 
 def match(cwd: Path, *args: str, timeout: float = 600) -> tuple[int, dict, str]:

@@ -31,6 +31,7 @@ def commands(c_bot: str) -> dict[str, tuple[str, ...]]:
         "kododo-heuristic": (sys.executable, str(PY / "kododo_heuristic.py")),
         "kolpa-heuristic": (sys.executable, str(PY / "kolpa_heuristic.py")),
         "duo-heuristic": (sys.executable, str(PY / "kodama_duo_heuristic.py")),
+        "draft-heuristic": (sys.executable, str(PY / "kodama_draft_heuristic.py")),  # imports its sibling
     }
 
 
@@ -39,7 +40,7 @@ TABLES = [
     ("kolpa", ("c", "python", "js", "perl", "kolpa-heuristic")),
     ("kodama-duo", ("c", "js")),
     ("kodama-duo", ("python", "duo-heuristic")),
-    ("kodama-draft", ("c", "python", "js")),
+    ("kodama-draft", ("c", "python", "js", "draft-heuristic")),
 ]
 
 
