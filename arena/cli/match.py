@@ -45,6 +45,8 @@ EXIT = {Verdict.BETTER: 0, Verdict.NOT_BETTER: 1, Verdict.UNDECIDED: 3}
 @click.option("--store", type=click.Path(dir_okay=False), default=None,
               help="The results store (default: out/match-GAME-<what the games are>.sqlite, so the same command resumes).")
 @click.option("--replays", type=click.Path(file_okay=False), default=None, help="Keep every game's replay in this folder.")
+@click.option("--keep-logs", is_flag=True,
+              help="Write each bot's stderr lines per step into the replays (needs --replays; for `arena view`).")
 @click.option("--fresh", is_flag=True, help="Discard the stored games of this match and start over.")
 @click.option("--secret", metavar="HEX", default=None, callback=lambda ctx, param, value: secret_option(value),
               help="The secret that keys a new store's deals (as `arena run --secret`; default: random).")
@@ -55,7 +57,7 @@ EXIT = {Verdict.BETTER: 0, Verdict.NOT_BETTER: 1, Verdict.UNDECIDED: 3}
 def match_command(
     game: str, new: str, old: str, fill: tuple[str, ...], players: int | None, max_games: int, sprt_text: str | None,
     seed: int, concurrency: int | None, config: str | None, options: tuple[str, ...], store: str | None,
-    replays: str | None, fresh: bool, secret: str | None, sandbox: bool | None, unpaired: bool, as_json: bool,
+    replays: str | None, keep_logs: bool, fresh: bool, secret: str | None, sandbox: bool | None, unpaired: bool, as_json: bool,
     quiet: bool,
 ) -> None:
     """Does NEW beat OLD at GAME? NEW and OLD are bot commands (or entrant names of --config).
@@ -66,7 +68,7 @@ def match_command(
     req = MatchRequest(
         game=game, new=new, old=old, fill=fill, players=players, games=max_games, seed=seed,
         config=Path(config) if config else None, store=Path(store) if store else None,
-        replays=Path(replays) if replays else None, sandbox=sandbox, unpaired=unpaired,
+        replays=Path(replays) if replays else None, keep_logs=keep_logs, sandbox=sandbox, unpaired=unpaired,
         options=dict(parse_option(o) for o in options),
     )
     cfg = build(req)

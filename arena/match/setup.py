@@ -44,6 +44,7 @@ class MatchRequest:
     config: Path | None = None
     store: Path | None = None
     replays: Path | None = None
+    keep_logs: bool = False  # each bot's stderr lines per step, written into the replays (needs replays)
     sandbox: bool | None = None  # None: the config's, else on where it runs
     unpaired: bool = False  # OLD plays deals of its own: to measure what pairing saves (bench)
     options: Mapping[str, JSON] = dataclasses.field(default_factory=dict)
@@ -78,6 +79,8 @@ def build(req: MatchRequest, cwd: Path | None = None) -> TournamentConfig:
         spec.check_seats(players)
     except GameError as exc:
         raise MatchError(f"--players {players}: {exc}") from None
+    if req.keep_logs and req.replays is None:
+        raise MatchError("--keep-logs writes each bot's stderr lines into the games' replays: give --replays DIR too")
     if req.games < 2:
         raise MatchError(f"--games {req.games}: a match needs at least one pair of games (2)")
     base: dict[str, Any] = {}
@@ -106,6 +109,7 @@ def build(req: MatchRequest, cwd: Path | None = None) -> TournamentConfig:
     output: dict[str, Any] = {}
     if req.replays is not None:
         output["replays"] = str(req.replays.resolve())
+        output["keep_logs"] = req.keep_logs
     if req.store is not None:
         output["store"] = str(req.store.resolve())
     cfg = _parse({**data, "output": output}, file, req.unpaired)

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from arena.match.setup import HEURISTICS as HEURISTIC
+from arena.referee.verify import verify_replay
+from arena.replay import load_replay
 
 pytestmark = pytest.mark.process  # runs `arena match` as a user does, with its bots
 
@@ -21,6 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 ARENA = [str(Path(sys.executable).parent / "arena")]
 SECRET = "0123456789abcdef0123456789abcdef"  # fixed deals: these figures and verdicts are reproducible
 BOTS = REPO / "sample_bots" / "python"
+LOG_BOT = REPO / "tests" / "referee" / "bots" / "log_bot.py"  # writes "step N" on stderr at each request
 CASES = ([("kododo", n) for n in range(2, 6)] + [("kolpa", n) for n in range(2, 7)] + [("kodama-duo", 2)]
          + [("kodama-draft", n) for n in range(2, 7)])
 
@@ -70,6 +73,27 @@ def test_json_verdicts_and_exit_statuses(tmp_path: Path) -> None:
     assert (code, out["verdict"], out["games"]) == (3, "undecided", 4)
     proc = subprocess.run([*ARENA, "match", "kododo", new, old, "--sprt", "elo0=5 elo1=1"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 2 and "elo0 must be below elo1" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_keep_logs_writes_each_steps_stderr_lines_into_the_replays(tmp_path: Path) -> None:
+    new, old = f"python3 {LOG_BOT} step", f"python3 {LOG_BOT} step"
+    for keep in (True, False):
+        folder = tmp_path / ("logged" if keep else "plain")
+        code, out, err = match(tmp_path, "kodama-duo", new, old, "--games", "2", "--replays", str(folder),
+                               "--store", str(folder) + ".sqlite", *(["--keep-logs"] if keep else []))
+        assert code in (0, 1, 3) and out["games"] == 2, err
+        replays = sorted(folder.glob("*.jsonl"))
+        assert len(replays) == 2
+        for path in replays:
+            replay = load_replay(path)
+            if keep:  # both seats' lines, each at its own step
+                assert {log.seat for log in replay.logs} == {0, 1}
+                assert all(log.lines == (f"step {log.step}",) for log in replay.logs)
+                verify_replay(path)
+            else:
+                assert replay.logs == ()
+    proc = subprocess.run([*ARENA, "match", "kododo", new, old, "--keep-logs"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 2 and "--keep-logs" in proc.stderr and "--replays DIR" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def _stored(store: Path) -> int:
