@@ -9,6 +9,8 @@ The policy is the pure function `decide(request)`, testable in-process without t
   plus what it takes away from the opponent's tree;
 - kodama: the Kodama card worth most on our tree now.
 It reads only `request["view"]` and `request["legal"]` (see protocol.md, "Kodama Duo").
+`kodama_draft_heuristic.py` imports this file for its tree model, placements and Kodama choice: keep
+them reading only what both games' views have (no `shown` in the draft's trees: printed elements).
 """
 
 from __future__ import annotations
