@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -78,12 +79,12 @@ def main() -> None:
             outs = [match(game, f"python3 {BOTS / script}", rnd, players, seed) for seed in range(1, args.runs + 1)]
             games = tuple(float(str(o["games"])) for o in outs)
             figures.append(Figure(f"match: {game} {players}p heuristic vs random, games to a verdict", "games", games))
-            verdicts.append(f"| {game} {players}p heuristic vs random | {', '.join(str(o['verdict']) for o in outs)} | {sorted(games)[len(games) // 2]:.0f} |")
+            verdicts.append(f"| {game} {players}p heuristic vs random | {', '.join(str(o['verdict']) for o in outs)} | {statistics.median(games):.0f} |")
     for label, extra in (("paired", ()), ("unpaired", ("--unpaired",))):
         outs = [match("kododo", f"python3 {BOTS / 'kododo_heuristic.py'}", rnd, 4, seed, *extra) for seed in range(1, args.runs + 1)]
         games = tuple(float(str(o["games"])) for o in outs)
         figures.append(Figure(f"match: kododo 4p heuristic vs random, {label} deals, games to a verdict", "games", games))
-        verdicts.append(f"| kododo 4p {label} | {', '.join(str(o['verdict']) for o in outs)} | {sorted(games)[len(games) // 2]:.0f} |")
+        verdicts.append(f"| kododo 4p {label} | {', '.join(str(o['verdict']) for o in outs)} | {statistics.median(games):.0f} |")
     same = [match("kododo", f"python3 {BOTS / 'random_bot.py'} 11", f"python3 {BOTS / 'random_bot.py'} 12", p, seed, "--games", "200")
             for p in (2, 4) for seed in range(1, args.runs + 1)]
     wrong = sum(o["verdict"] == "better" for o in same)
