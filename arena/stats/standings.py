@@ -44,6 +44,7 @@ def store_ratings(store: Store, model: RatingModel = RatingModel(), use_cache: b
         book = None  # the cache holds games the standings do not count
     start = book.last_index + 1 if book is not None else 0
     ordered = OrderedRatings(book if book is not None else RatingBook.new(model, n))
+    ordered.prefix.rater().expect(store.info().stored_games - start)  # a cold store compiles the chain at once
     ordered.add_all(store.rated_games(start, below))
     if use_cache and ordered.prefix.last_index + 1 > start:
         save_cache(store, ordered.prefix)

@@ -58,8 +58,9 @@ Matrix = npt.NDArray[np.float64]
 def rerated_mu(blocks: Blocks, counts: npt.NDArray[np.int64], model: RatingModel) -> Matrix:
     """resamples x entrants: TrueSkill mu after rating each resample's games in schedule order."""
     out = np.zeros((counts.shape[0], blocks.entrants))
+    rater = RatingBook.new(model, 0).rater()
     for i, row in enumerate(counts):
-        book = RatingBook.new(model, blocks.entrants)
+        book = RatingBook.new(model, blocks.entrants, rater)
         index = 0
         for b in range(len(row)):  # in schedule order: the order of the blocks
             for _ in range(int(row[b])):
