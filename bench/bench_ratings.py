@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 from arena.stats.ratings import RatingModel
+from arena.core.result import Played
+from arena.core.scheduled import ScheduledGame
 from arena.results.store import Store, StoredGame
 from arena.stats.standings import store_standings
 from bench.stats import Figure, repeat
@@ -34,9 +36,10 @@ def synthetic_games(count: int, seed: int = 1, first_index: int = 0) -> list[Sto
         ranks = tuple(1 + sum(1 for q in points if q > p) for p in points)
         out.append(
             StoredGame(
-                index=i, game_id=f"g{i}", round=i // 4, table=0, rotation=r, seed=i, seats=seats, points=points,
-                tiebreaks=((),) * 4, ranks=ranks, game_ranks=ranks, faults=(), fault_counts=(0, 0, 0, 0),
-                versions=("1",) * 4, decisions=72, duration_s=0.01, replay_path=None,
+                ScheduledGame(index=i, round=i // 4, table=0, rotation=r, seats=seats, seed=i),
+                Played(points=points, tiebreaks=((),) * 4, ranks=ranks, game_ranks=ranks, faults=(), versions=("1",) * 4,
+                       decisions=72, duration_s=0.01),
+                game_id=f"g{i}", replay_path=None,
             )
         )
     return out
