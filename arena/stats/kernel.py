@@ -26,7 +26,6 @@ from typing import Any, Callable, Sequence
 import trueskill  # type: ignore[import-untyped]
 
 from arena.jsonvalue import JSON
-from arena.stats import chains
 from arena.stats.chain_source import (
     DELTA,
     GENERATED_COUNTS,
@@ -38,7 +37,7 @@ from arena.stats.chain_source import (
     sqrt2,
 )
 
-__all__ = ["COMPILE_FROM", "Chain", "FastRater", "RatingModel", "RatingOverflow", "chain", "compiled_chain"]
+__all__ = ["COMPILE_FROM", "Chain", "FastRater", "RatingModel", "RatingOverflow", "chain", "compiled_chain", "plain_cost"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +81,8 @@ def chain(n: int) -> Chain:
     if found is not None:
         return found
     if n in GENERATED_COUNTS:
+        from arena.stats import chains  # 1,900 generated lines: loaded when a game is rated, not by a warm call
+
         made: Chain = getattr(chains, f"chain_{n}")
     else:  # more players than any game seats: the same generator, run here
         namespace: dict[str, Any] = {
@@ -102,9 +103,18 @@ def chain(n: int) -> Chain:
 
 _CHAINS: dict[int, Chain] = {}
 
-# A cold store rates every game at once: past this many games a rater compiles the chain (numba, kept on
-# disk by numba's cache). Below it, compiling (or loading the compiled code) would cost more than it saves.
-COMPILE_FROM = 20_000
+# What one plain chain costs, in 4-player games (`.venv/bin/python -m bench.bench_ratings --chains`: 3.8, 12.2,
+# 23.7, 34.5 and 52.0 us for 2 to 6 players on the bench machine); the compiled chain costs about a tenth.
+PLAIN_COST = {2: 0.16, 3: 0.5, 4: 1.0, 5: 1.45, 6: 2.2}
+
+# Compiling (loading numba and the chain it keeps on disk: about 0.6 s) pays once this much plain work, in
+# 4-player games, is ahead: 25,000 of them take about 0.6 s plain and 0.06 s compiled.
+COMPILE_FROM = 25_000.0
+
+
+def plain_cost(n: int) -> float:
+    """The cost of one plain n-player chain in 4-player games (beyond the table: its growth, (n - 1)^1.65)."""
+    return PLAIN_COST.get(n) or ((n - 1) / 3) ** 1.65
 
 
 def compiled_chain(n: int) -> Chain:
@@ -133,23 +143,27 @@ _COMPILED: dict[int, Chain] = {}
 class FastRater:
     """Free-for-all TrueSkill with the package's results and symmetric ties, fast enough for big stores."""
 
-    def __init__(self, model: RatingModel = RatingModel(), compile_from: int | None = None) -> None:
+    def __init__(self, model: RatingModel = RatingModel(), compile_from: float | None = None) -> None:
         self.model = model
         self._beta2 = float(model.beta) ** 2
         self._tau2 = float(model.tau) ** 2
         self._margin = model.draw_margin()
         self._chain: Callable[[int], Chain] = chain
-        self._left = compile_from  # chains to run as plain Python before compiling (None: never)
+        # Plain work (in 4-player games, `plain_cost`) to do before compiling the chain; None: never compile.
+        self._left = compile_from
 
-    def expect(self, games: int) -> None:
-        """`games` are about to be rated in one go: past `compile_from` of them, compile at once."""
-        if self._left is not None and games >= self._left:
-            self._left = 1
+    def expect(self, work: float) -> None:
+        """About `work` (in 4-player games, `plain_cost`) is to be rated in one go, and nothing after it:
+        compile at once where that is past `compile_from`, and never where it is short of it (rating
+        `compile_from` plainly and then compiling for nothing left would pay twice)."""
+        if self._left is not None and work >= self._left:
+            self._chain = compiled_chain
+        self._left = None
 
     def _next_chain(self, n: int) -> Chain:
-        """The chain for this game: plain Python, until this rater has run `compile_from` of them."""
+        """The chain for this game: plain Python, until this rater has done `compile_from` of plain work."""
         if self._left is not None:
-            self._left -= 1
+            self._left -= plain_cost(n)
             if self._left <= 0:
                 self._chain, self._left = compiled_chain, None
         return self._chain(n)

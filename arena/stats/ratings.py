@@ -75,7 +75,7 @@ class RatingBook:
         return cls(model, [EntrantStats(model.mu, model.sigma) for _ in range(num_entrants)], _rater=rater)
 
     def rater(self) -> FastRater:
-        """The book's rater: it compiles the chain once it has rated `kernel.COMPILE_FROM` games (same bits)."""
+        """The book's rater: it compiles the chain past `kernel.COMPILE_FROM` of plain work (the same bits)."""
         if self._rater is None:
             self._rater = FastRater(self.model, compile_from=kernel.COMPILE_FROM)
         return self._rater
