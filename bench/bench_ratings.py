@@ -77,12 +77,36 @@ def cached_standings_seconds(games: int = 100_000, new_games: int = 10) -> float
             return time.perf_counter() - start
 
 
+def chain_figures(repeats: int = 3, calls: int = 20_000) -> list[Figure]:
+    """One TrueSkill chain (no tie), plain and compiled, for 2 to 6 players: what `kernel.PLAIN_COST` and
+    `kernel.COMPILE_FROM` are set from (us per call, in-process)."""
+    from arena.stats.kernel import FastRater, chain, compiled_chain
+
+    rater = FastRater(RatingModel())
+    args = (rater._beta2, rater._tau2, rater._margin)
+    out = []
+    for n in range(2, 7):
+        rnd = random.Random(n)
+        cases = [(tuple((rnd.uniform(15, 35), rnd.uniform(1, 8.3)) for _ in range(n)), (False,) * (n - 1)) for _ in range(calls)]
+        for kind, f in (("plain", chain(n)), ("compiled", compiled_chain(n))):
+            f(*cases[0], *args)  # compiled: loaded (or compiled) before timing
+
+            def timed() -> float:
+                started = time.process_time()
+                for priors, draws in cases:
+                    f(priors, draws, *args)
+                return (time.process_time() - started) / calls * 1e6
+
+            out.append(repeat(f"ratings: one TrueSkill chain, {n} players, {kind}", "us/call", timed, repeats))
+    return out
+
+
 def run(repeats: int = 3, games: int = 100_000) -> list[Figure]:
     with tempfile.TemporaryDirectory() as tmp:
         db = build_store(Path(tmp) / "ratings.sqlite", games)
         cold = repeat(f"ratings: library call store_standings(), in-process, from scratch, {games:,} 4-player games", "s", lambda: standings_seconds(games, db), repeats)
     warm = repeat(f"ratings: library call store_standings(), in-process, with the cache, {games:,} games + 10 new", "s", lambda: cached_standings_seconds(games), 1)
-    return [cold, warm]
+    return [cold, warm, *chain_figures(repeats)]
 
 
 if __name__ == "__main__":

@@ -103,8 +103,8 @@ def chain(n: int) -> Chain:
 
 _CHAINS: dict[int, Chain] = {}
 
-# What one plain chain costs, in 4-player games (`.venv/bin/python -m bench.bench_ratings --chains`: 3.8, 12.2,
-# 23.7, 34.5 and 52.0 us for 2 to 6 players on the bench machine); the compiled chain costs about a tenth.
+# What one plain chain costs, in 4-player games (BENCHMARKS.md, "ratings: one TrueSkill chain": 3.8, 12.2,
+# 23.7, 34.5 and 52.0 us for 2 to 6 players when this was set); the compiled chain costs about a tenth.
 PLAIN_COST = {2: 0.16, 3: 0.5, 4: 1.0, 5: 1.45, 6: 2.2}
 
 # Compiling (loading numba and the chain it keeps on disk: about 0.6 s) pays once this much plain work, in
