@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 from arena.stats.ratings import RatingModel
+from arena.core.result import Played
+from arena.core.scheduled import ScheduledGame
 from arena.results.store import Store, StoredGame
 from arena.stats.standings import store_standings
 from bench.stats import Figure, repeat
@@ -34,9 +36,10 @@ def synthetic_games(count: int, seed: int = 1, first_index: int = 0) -> list[Sto
         ranks = tuple(1 + sum(1 for q in points if q > p) for p in points)
         out.append(
             StoredGame(
-                index=i, game_id=f"g{i}", round=i // 4, table=0, rotation=r, seed=i, seats=seats, points=points,
-                tiebreaks=((),) * 4, ranks=ranks, game_ranks=ranks, faults=(), fault_counts=(0, 0, 0, 0),
-                versions=("1",) * 4, decisions=72, duration_s=0.01, replay_path=None,
+                ScheduledGame(index=i, round=i // 4, table=0, rotation=r, seats=seats, seed=i),
+                Played(points=points, tiebreaks=((),) * 4, ranks=ranks, game_ranks=ranks, faults=(), versions=("1",) * 4,
+                       decisions=72, duration_s=0.01),
+                game_id=f"g{i}", replay_path=None,
             )
         )
     return out
@@ -74,12 +77,36 @@ def cached_standings_seconds(games: int = 100_000, new_games: int = 10) -> float
             return time.perf_counter() - start
 
 
+def chain_figures(repeats: int = 3, calls: int = 20_000) -> list[Figure]:
+    """One TrueSkill chain (no tie), plain and compiled, for 2 to 6 players: what `kernel.PLAIN_COST` and
+    `kernel.COMPILE_FROM` are set from (us per call, in-process)."""
+    from arena.stats.kernel import FastRater, chain, compiled_chain
+
+    rater = FastRater(RatingModel())
+    args = (rater._beta2, rater._tau2, rater._margin)
+    out = []
+    for n in range(2, 7):
+        rnd = random.Random(n)
+        cases = [(tuple((rnd.uniform(15, 35), rnd.uniform(1, 8.3)) for _ in range(n)), (False,) * (n - 1)) for _ in range(calls)]
+        for kind, f in (("plain", chain(n)), ("compiled", compiled_chain(n))):
+            f(*cases[0], *args)  # compiled: loaded (or compiled) before timing
+
+            def timed() -> float:
+                started = time.process_time()
+                for priors, draws in cases:
+                    f(priors, draws, *args)
+                return (time.process_time() - started) / calls * 1e6
+
+            out.append(repeat(f"ratings: one TrueSkill chain, {n} players, {kind}", "us/call", timed, repeats))
+    return out
+
+
 def run(repeats: int = 3, games: int = 100_000) -> list[Figure]:
     with tempfile.TemporaryDirectory() as tmp:
         db = build_store(Path(tmp) / "ratings.sqlite", games)
         cold = repeat(f"ratings: library call store_standings(), in-process, from scratch, {games:,} 4-player games", "s", lambda: standings_seconds(games, db), repeats)
     warm = repeat(f"ratings: library call store_standings(), in-process, with the cache, {games:,} games + 10 new", "s", lambda: cached_standings_seconds(games), 1)
-    return [cold, warm]
+    return [cold, warm, *chain_figures(repeats)]
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ from pathlib import Path
 import yaml
 
 from arena.core.faults import Fault, FaultKind
+from arena.core.result import Played
+from arena.core.scheduled import ScheduledGame
 from arena.results.store import Store, StoredGame
 from bench.stats import Figure, write_section
 
@@ -42,9 +44,10 @@ def synthetic_games(count: int, seed: int = 1) -> list[StoredGame]:
         if i % 50 == 0:
             faults = (Fault(1, FaultKind.TIMEOUT, 3, 4, "no answer within 1000 ms", ("thinking...", "still thinking")),)
         out.append(StoredGame(
-            index=i, game_id=f"kododo-{i}", round=i // 70, table=i % 70, rotation=0, seed=i, seats=seats, points=points,
-            tiebreaks=((),) * 4, ranks=ranks, game_ranks=ranks, faults=faults,
-            fault_counts=(0, len(faults), 0, 0), versions=("1",) * 4, decisions=72, duration_s=0.01, replay_path=None,
+            ScheduledGame(index=i, round=i // 70, table=i % 70, rotation=0, seats=seats, seed=i),
+            Played(points=points, tiebreaks=((),) * 4, ranks=ranks, game_ranks=ranks, faults=faults, versions=("1",) * 4,
+                   decisions=72, duration_s=0.01),
+            game_id=f"kododo-{i}", replay_path=None,
         ))
     return out
 

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+from arena.core.result import Played
+from arena.core.scheduled import ScheduledGame
 from arena.results.store import Store, StoredGame
 from bench.stats import Figure, write_section
 
@@ -42,9 +44,10 @@ def games(count: int, first: int = 0, seed: int = 1) -> Iterator[StoredGame]:
         points = tuple(round(rnd.gauss(20 + 6 * strength[e], 30)) for e in seats)
         ranks = tuple(1 + sum(1 for q in points if q > p) for p in points)
         yield StoredGame(
-            index=i, game_id=f"g{i}", round=i // 4, table=0, rotation=r, seed=i // 4, seats=seats, points=points,
-            tiebreaks=((),) * 4, ranks=ranks, game_ranks=ranks, faults=(), fault_counts=(0, 0, 0, 0),
-            versions=("1",) * 4, decisions=72, duration_s=0.01, replay_path=None,
+            ScheduledGame(index=i, round=i // 4, table=0, rotation=r, seats=seats, seed=i // 4),
+            Played(points=points, tiebreaks=((),) * 4, ranks=ranks, game_ranks=ranks, faults=(), versions=("1",) * 4,
+                   decisions=72, duration_s=0.01),
+            game_id=f"g{i}", replay_path=None,
         )
 
 

@@ -14,7 +14,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from arena.tournament.schedule.plan import Rotations, ScheduledGame, ScheduleSpec, build
+from arena.core.scheduled import ScheduledGame
+from arena.tournament.schedule.plan import Rotations, ScheduleSpec, build
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from arena.core.ranking import competition_ranks
 from arena.jsonvalue import JSON
@@ -11,22 +11,77 @@ from arena.core.faults import Fault, FaultPolicy
 
 
 @dataclass(frozen=True)
-class GameResult:
-    game: str
-    options: dict[str, Any]
-    seed: int
-    players: tuple[str, ...]  # bot names by seat
+class Played:
+    """How one game went, seat by seat, as the standings count it: the rules' points and tie-breaks,
+    the ranks after the fault policy and as the rules gave them, the typed faults, each seat's bot
+    version (from its handshake), the decisions taken (fallbacks included) and the wall time. The
+    referee's `GameResult` holds one beside the game's setup; the results store keeps one per game."""
+
     points: tuple[int, ...]
     tiebreaks: tuple[tuple[int, ...], ...]
     ranks: tuple[int, ...]  # after the fault policy (forfeit: faulty seats share last place)
     game_ranks: tuple[int, ...]  # as the rules scored it
     faults: tuple[Fault, ...]
-    decisions: int  # seat decisions taken, fallbacks included
+    versions: tuple[str, ...]
+    decisions: int
     duration_s: float
+
+    @property
+    def fault_counts(self) -> tuple[int, ...]:
+        """The faults charged to each seat (a fault held by no seat is charged to none)."""
+        counts = [0] * len(self.points)
+        for fault in self.faults:
+            if 0 <= fault.seat < len(counts):
+                counts[fault.seat] += 1
+        return tuple(counts)
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The referee's whole result: the game's setup (rules, options, seed, players, policy), how it
+    went (`played`), and where its replay is."""
+
+    game: str
+    options: dict[str, Any]
+    seed: int
+    players: tuple[str, ...]  # bot names by seat
+    played: Played
     replay_path: str | None
     game_id: str = ""
     policy: FaultPolicy = FaultPolicy.FORFEIT
-    versions: tuple[str, ...] = ()  # bot versions by seat, from the handshakes
+
+    # What callers of the referee read of how the game went, held once, in `played`.
+    @property
+    def points(self) -> tuple[int, ...]:
+        return self.played.points
+
+    @property
+    def tiebreaks(self) -> tuple[tuple[int, ...], ...]:
+        return self.played.tiebreaks
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        return self.played.ranks
+
+    @property
+    def game_ranks(self) -> tuple[int, ...]:
+        return self.played.game_ranks
+
+    @property
+    def faults(self) -> tuple[Fault, ...]:
+        return self.played.faults
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        return self.played.versions
+
+    @property
+    def decisions(self) -> int:
+        return self.played.decisions
+
+    @property
+    def duration_s(self) -> float:
+        return self.played.duration_s
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -46,26 +101,6 @@ class GameResult:
             "duration_s": round(self.duration_s, 6),
             "replay_path": self.replay_path,
         }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "GameResult":
-        return cls(
-            game=data["game"],
-            options=dict(data["options"]),
-            seed=int(data["seed"]),
-            players=tuple(data["players"]),
-            points=tuple(data["points"]),
-            tiebreaks=tuple(tuple(t) for t in data["tiebreaks"]),
-            ranks=tuple(data["ranks"]),
-            game_ranks=tuple(data["game_ranks"]),
-            faults=tuple(Fault.from_json(f) for f in data["faults"]),
-            decisions=int(data["decisions"]),
-            duration_s=float(data["duration_s"]),
-            replay_path=data.get("replay_path"),
-            game_id=data.get("game_id", ""),
-            policy=FaultPolicy(data.get("policy", "forfeit")),
-            versions=tuple(data.get("versions", ())),
-        )
 
     def summary(self) -> dict[str, JSON]:
         """What every bot is told at the end: scores and who faulted, nobody's stderr."""

@@ -120,7 +120,7 @@ def summarise(cfg: TournamentConfig, spec: SprtSpec, games: list[StoredGame], pl
               interrupted: bool = False, duration_s: float = 0.0) -> MatchSummary:
     tally, verdict, rounds = run_test(games, cfg.players, spec, cfg.schedule.rounds)
     counted = [g for g in games if g.round < rounds]
-    faults = [sum(n for e, n in zip(g.seats, g.fault_counts) if e == who) for who in (NEW, OLD) for g in counted]
+    faults = [sum(n for e, n in zip(g.seats, g.played.fault_counts) if e == who) for who in (NEW, OLD) for g in counted]
     half = len(faults) // 2
     return MatchSummary(cfg, spec, verdict, tally, rounds, 2 * rounds, played_now, len(games) - len(counted),
                         (sum(faults[:half]), sum(faults[half:])), interrupted, duration_s)

@@ -36,7 +36,7 @@ from arena.core.time_control import TimeControl
 from arena.referee.decisions import Judge, SeatInPlay
 from arena.core.faults import FaultKind, FaultPolicy
 from arena.replay import Header, ReplayWriter, SeatInfo
-from arena.core.result import GameResult, apply_policy
+from arena.core.result import GameResult, Played, apply_policy
 from arena.referee.script import Script
 from arena.referee.transport import BotHandle, SelectorTransport, Transport
 from arena.referee.stderr_log import LogBounds, StderrLog, StepLog
@@ -114,26 +114,29 @@ class _Game:
         outcome = state.outcome()
         faults = self.judge.faults
         faulty = {f.seat for f in faults if f.seat >= 0}
-        result = GameResult(
-            game=self.spec.name,
-            options=dict(self.options),
-            seed=self.seed,
-            players=names,
+        played = Played(
             points=tuple(outcome.points),
             tiebreaks=tuple(tuple(t) for t in outcome.tiebreaks),
             ranks=apply_policy(outcome.ranks, faulty, self.policy),
             game_ranks=tuple(outcome.ranks),
             faults=tuple(faults),
+            versions=tuple(seat.bot.version for seat in self.seats),
             decisions=self.decisions,
             duration_s=self.clock() - started,
+        )
+        result = GameResult(
+            game=self.spec.name,
+            options=dict(self.options),
+            seed=self.seed,
+            players=names,
+            played=played,
             replay_path=self.replay.path if self.replay is not None else None,
             game_id=self.game_id,
             policy=self.policy,
-            versions=tuple(seat.bot.version for seat in self.seats),
         )
         self._end(result)
         if self.replay is not None:
-            self.replay.result(result)
+            self.replay.result(played)
         return result
 
     def _header(self) -> Header:

@@ -14,7 +14,8 @@ the game says what is legal and what the fallback is.
 
 Then each step's events must be the game's, steps must follow one another, every fault must be in
 its step, the result must be the game's outcome under the recorded faults and fault policy, and every
-recorded time must fit the header's clock (`verify_clock.py`).
+recorded time must fit the header's clock. The header's checks are in `verify_header.py`, the
+answers' (commitments and decisions, by source) in `verify_answers.py`, the clock's in `verify_clock.py`.
 `resimulate` yields each step (state, views sent, decisions, events) as it is checked; `verify_replay`
 runs it to the end. The first disagreement is a `ReplayMismatch` naming its line.
 """
@@ -25,16 +26,16 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
-from arena.errors import ArenaError, IllegalAction, ReplayError
-from arena.games.base import GameSpec, GameState
-from arena.games.registry import get_game
-from arena.protocol import PROTOCOL_VERSION
+from arena.errors import IllegalAction, ReplayError
+from arena.games.base import GameState
 from arena.core.faults import FaultKind
 from arena.referee.referee import apply_policy
-from arena.replay.encoding import JSON, canonical_bytes, check_commitment
+from arena.referee.verify_answers import AnswerChecks
+from arena.referee.verify_clock import check_clock
+from arena.referee.verify_header import check_header
+from arena.replay.encoding import JSON, canonical_bytes
 from arena.replay.reader import Replay, load_replay
 from arena.replay.records import Commit, Decision, Events, FaultRecord, Source, short
-from arena.referee.verify_clock import check_clock
 from arena.textsafe import clean
 
 T = TypeVar("T")
@@ -102,14 +103,16 @@ def resimulate(replay: Replay, *, detail: bool = True) -> Iterator[SimStep]:
     return _Walk(replay, detail).run()
 
 
-class _Walk:
+class _Walk(AnswerChecks):
     def __init__(self, replay: Replay, detail: bool) -> None:
         self.replay = replay
         self.detail = detail
         self.header = replay.header
         branch = self.header.branch
         self.at_step = branch.at_step if branch is not None else 0
-        self.spec, self.state = self._start()
+        self.spec, options = check_header(self.header, self.fail)
+        h = self.header
+        self.state = self.game(h.line, f"the seed {h.seed}", lambda: self.spec.new_game(len(h.seats), options, h.seed))
         self.n = len(self.header.seats)
         self.step = 0
         self.all_faults: list[FaultRecord] = []
@@ -127,38 +130,6 @@ class _Walk:
             return call()
         except _GAME_ERRORS as exc:
             raise self.fail(line, f"the game fails on {what}: {type(exc).__name__}: {clean(str(exc), 200)}") from None
-
-    # --- the header -------------------------------------------------------------------------------
-
-    def _start(self) -> tuple[GameSpec, GameState]:
-        h = self.header
-        at = h.line
-        if h.protocol != PROTOCOL_VERSION:
-            raise self.fail(at, f"'protocol': {h.protocol}, this arena speaks protocol {PROTOCOL_VERSION}")
-        try:
-            spec = get_game(h.game)
-            spec.check_seats(len(h.seats))
-        except ArenaError as exc:
-            raise self.fail(at, str(exc)) from None
-        if h.game_version != spec.version:
-            raise self.fail(at, f"recorded with {spec.name} version {short(h.game_version)}, this arena has version "
-                                f"{spec.version!r}: the game cannot be re-simulated")
-        for index, seat in enumerate(h.seats):
-            if seat.seat != index:
-                raise self.fail(at, f"'seats': entry {index} is for seat {seat.seat}: seats are listed in seat order")
-        try:
-            resolved = spec.resolve_options(h.options)
-        except ArenaError as exc:
-            raise self.fail(at, f"'options': {exc}") from None
-        if canonical_bytes(resolved) != canonical_bytes(h.options):
-            raise self.fail(at, f"'options': {short(h.options)} must list every option of {spec.name} with its value: "
-                                f"{short(resolved)}")
-        try:
-            h.control()
-        except ArenaError as exc:
-            raise self.fail(at, f"'time_control' is not a time control of replay format {h.format}: {exc}") from None
-        state = self.game(at, f"the seed {h.seed}", lambda: spec.new_game(len(h.seats), resolved, h.seed))
-        return spec, state
 
     # --- the body ---------------------------------------------------------------------------------
 
@@ -220,120 +191,6 @@ class _Walk:
             self.fatal[f.seat] = f
         self.faults.append(f)
         self.all_faults.append(f)
-
-    def _commit(self, c: Commit) -> None:
-        if c.seat not in self.deciding:
-            raise self.fail(c.line, f"a commitment of seat {c.seat}, which does not decide at step {c.step} "
-                                    f"(deciding: {list(self.deciding)})")
-        if c.seat in self.commits:
-            raise self.fail(c.line, f"a second commitment of seat {c.seat} at step {c.step}")
-        if self.decisions or any(f.kind is FaultKind.ILLEGAL_ACTION for f in self.faults):
-            raise self.fail(c.line, "a commitment written after the step's answers were judged (its decisions or "
-                                    "an illegal_action fault)")
-        if c.step < self.at_step:
-            raise self.fail(c.line, f"a commitment at step {c.step}, which was recorded from the original game")
-        out = self.fatal.get(c.seat)
-        if out is not None and out.step < c.step:
-            raise self.fail(c.line, f"a commitment of seat {c.seat}, whose bot was out of the game since step {out.step} "
-                                    f"({out.kind.value}, line {out.line})")
-        self.commits[c.seat] = c
-
-    def _illegal(self, seat: int, action: JSON, line: int) -> str | None:
-        """Why the game refuses `action` of `seat` now, or None when it is legal."""
-        try:
-            self.game(line, f"the action {short(action)}", lambda: self.state.check(seat, action))
-        except IllegalAction as exc:
-            return exc.reason
-        return None
-
-    def _decision(self, d: Decision) -> None:
-        if len(self.decisions) >= len(self.deciding):
-            raise self.fail(d.line, f"a decision of seat {d.seat}, but every deciding seat of step {d.step} has one")
-        expected = self.deciding[len(self.decisions)]
-        if d.seat != expected:
-            raise self.fail(d.line, f"a decision of seat {d.seat} where seat {expected}'s was expected "
-                                    f"(decisions come in seat order, one per deciding seat: {list(self.deciding)})")
-        self.decisions.append(d)
-        at = f"seat {d.seat}, step {d.step}"
-        if d.step < self.at_step:
-            if d.source is not Source.RECORDED:
-                raise self.fail(d.line, f"'source': {d.source.value} at step {d.step}, before the branch point "
-                                        f"(step {self.at_step}): decisions there are 'recorded'")
-            reason = self._illegal(d.seat, d.played, d.line)
-            if reason is not None:
-                raise self.fail(d.line, f"{at}: the recorded action {short(d.played)} is illegal: {reason}")
-            return
-        if d.source is Source.RECORDED:
-            raise self.fail(d.line, "'source': 'recorded' is only for the steps of a branch before its branch point")
-        if d.request_id is not None:
-            previous = self.last_id.get(d.seat)
-            if previous is not None and d.request_id <= previous:
-                raise self.fail(d.line, f"'id': request {d.request_id} of seat {d.seat} after its request {previous}")
-            self.last_id[d.seat] = d.request_id
-        commit = self.commits.get(d.seat)
-        if commit is not None:
-            if d.salt is None:  # so a fallback for want of an answer, and the reader requires its fault
-                assert d.fault is not None
-                raise self.fail(d.line, f"{at}: the bot answered (commitment on line {commit.line}), but the decision "
-                                        f"says {d.fault.value}")
-            if commit.request_id != d.request_id:
-                raise self.fail(d.line, f"'id': request {d.request_id}, but the commitment (line {commit.line}) is for "
-                                        f"request {commit.request_id}")
-            if not check_commitment(commit.commitment, d.salt, d.step, d.seat, d.answer_given):
-                raise self.fail(d.line, f"{at}: the answer {short(d.answer_given)} with this salt does not open the "
-                                        f"commitment on line {commit.line}")
-        elif d.salt is not None:
-            raise self.fail(d.line, f"{at}: an answer without its commitment (every answer is committed when it arrives)")
-        out = self.fatal.get(d.seat)
-        if d.source is Source.BOT:
-            self._check_bot(d, at, out, commit)
-        else:
-            self._check_fallback(d, at, out, commit)
-
-    def _check_bot(self, d: Decision, at: str, out: FaultRecord | None, commit: Commit | None) -> None:
-        assert commit is not None  # a bot decision has a salt, so it has its commitment
-        if out is not None and (out.step < d.step or out.line < commit.line):
-            raise self.fail(d.line, f"{at}: played as the bot's answer, but its bot was out of the game before it "
-                                    f"answered ({out.kind.value}, line {out.line})")
-        for f in self.faults:
-            if f.seat == d.seat and f.request_id == d.request_id and (f.kind.unanswered or f.kind is FaultKind.ILLEGAL_ACTION):
-                raise self.fail(d.line, f"{at}: played as the bot's answer, but a {f.kind.value} fault (line {f.line}) "
-                                        f"says request {d.request_id} got no usable answer")
-        reason = self._illegal(d.seat, d.played, d.line)
-        if reason is not None:
-            raise self.fail(d.line, f"{at}: the bot's answer {short(d.played)} is illegal ({reason}), yet it was played")
-
-    def _check_fallback(self, d: Decision, at: str, out: FaultRecord | None, commit: Commit | None) -> None:
-        fallback = self.game(d.line, "fallback()", lambda: self.state.fallback(d.seat))
-        if canonical_bytes(d.played) != canonical_bytes(fallback):
-            raise self.fail(d.line, f"{at}: played {short(d.played)}, but the game's fallback is {short(fallback)}")
-        if out is not None and out.step < d.step and d.request_id is not None:
-            raise self.fail(d.line, f"'id': request {d.request_id}, but seat {d.seat}'s bot was out of the game since "
-                                    f"step {out.step} (line {out.line}): it was sent nothing")
-        cause: FaultRecord | None
-        if commit is not None:
-            reason = self._illegal(d.seat, d.answer, d.line)
-            if reason is None:
-                raise self.fail(d.line, f"{at}: the answer {short(d.answer)} is legal, yet the fallback was played")
-            cause = self._one(d, lambda kind: kind is FaultKind.ILLEGAL_ACTION)
-        elif out is not None:
-            cause = out
-        else:
-            cause = self._one(d, lambda kind: kind.unanswered)
-        if cause is None:
-            raise self.fail(d.line, f"{at}: a fallback, but no fault of seat {d.seat} for request {d.request_id} explains it")
-        assert d.fault is not None  # the reader requires a fallback's fault
-        if d.fault is not cause.kind:
-            raise self.fail(d.line, f"'fault': {d.fault.value}, but the fault that explains this "
-                                    f"fallback is {cause.kind.value} (line {cause.line})")
-
-    def _one(self, d: Decision, kinds: Callable[[FaultKind], bool]) -> FaultRecord | None:
-        found = [f for f in self.faults if f.seat == d.seat and f.step == d.step and f.request_id == d.request_id
-                 and kinds(f.kind)]
-        if len(found) > 1:
-            raise self.fail(found[1].line, f"a second fault for request {d.request_id} of seat {d.seat} (first: line "
-                                           f"{found[0].line}): a request gets one answer")
-        return found[0] if found else None
 
     def _events(self, e: Events) -> SimStep:
         if len(self.decisions) < len(self.deciding):

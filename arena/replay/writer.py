@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import IO, Protocol, Sequence
+from typing import IO, Sequence
 
 from arena.errors import ReplayError
 from arena.core.faults import Fault, FaultKind
+from arena.core.result import Played
 from arena.replay.encoding import JSON, commitment, encode_line, new_salt
 from arena.replay.records import (
     Commit,
@@ -27,25 +28,6 @@ from arena.replay.records import (
     Result,
     Source,
 )
-
-
-class GameResultLike(Protocol):
-    """What the result record is made of (`arena.referee.referee.GameResult` has it)."""
-
-    @property
-    def points(self) -> tuple[int, ...]: ...
-    @property
-    def tiebreaks(self) -> tuple[tuple[int, ...], ...]: ...
-    @property
-    def game_ranks(self) -> tuple[int, ...]: ...
-    @property
-    def ranks(self) -> tuple[int, ...]: ...
-    @property
-    def faults(self) -> tuple[Fault, ...]: ...
-    @property
-    def decisions(self) -> int: ...
-    @property
-    def duration_s(self) -> float: ...
 
 
 class ReplayWriter:
@@ -126,7 +108,7 @@ class ReplayWriter:
         """A seat's stderr lines of one step (already bounded and clean: `arena.referee.stderr_log`)."""
         self.write(Log(step, seat, tuple(lines), dropped))
 
-    def result(self, result: GameResultLike) -> None:
+    def result(self, result: Played) -> None:
         self.write(
             Result(
                 points=tuple(result.points),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from arena.errors import StoreError
 from arena.jsonvalue import JSON, dumps_str, loads
+from arena.results.games_table import ALL_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -88,9 +89,7 @@ def supersede(conn: sqlite3.Connection, programs: tuple[str, ...]) -> list[tuple
     changed: dict[int, int] = {}
     for idx, who in stale.items():
         conn.execute(
-            "INSERT INTO superseded_games SELECT ?, ?, idx, game_id, round, tbl, rotation, seed, seats, points, tiebreaks,"
-            " ranks, game_ranks, faults, fault_counts, versions, decisions, duration_s, replay_path, finished_at, key, programs"
-            " FROM games WHERE idx = ?",
+            f"INSERT INTO superseded_games (superseded_at, changed, {ALL_COLUMNS}) SELECT ?, ?, {ALL_COLUMNS} FROM games WHERE idx = ?",
             (time.time(), dumps_str(sorted(names[e] for e in who)), idx),
         )
         conn.execute("DELETE FROM games WHERE idx = ?", (idx,))

@@ -24,7 +24,8 @@ from typing import Any, Iterator, Sequence
 
 from arena.errors import StoreError
 from arena.jsonvalue import JSON, dumps_str, loads
-from arena.core.faults import Fault, FaultKind
+from arena.core.faults import Fault
+from arena.results import games_table as table
 from arena.rng import new_secret
 from arena.results.lock import StoreLock
 from arena.results.reindex import Plan, differences, reconcile, supersede
@@ -32,9 +33,6 @@ from arena.results.stored import SCHEMA as _SCHEMA
 from arena.results.stored import SCHEMA_VERSION, RatedGame, StopRecord, StoredGame, StoreInfo, outside_arena, write_error
 
 __all__ = ["SCHEMA_VERSION", "Store", "StoreInfo", "StoredGame", "StopRecord"]
-
-
-_END = 2**62  # above every schedule index
 
 
 def _create_private(path: Path) -> None:
@@ -306,42 +304,11 @@ class Store:
     def done_indices(self) -> set[int]:
         return {row[0] for row in self.conn.execute("SELECT idx FROM games")}
 
-    _INSERT = (
-        "INSERT INTO games (idx, game_id, round, tbl, rotation, seed, seats, points, tiebreaks, ranks,"
-        " game_ranks, faults, fault_counts, versions, decisions, duration_s, replay_path, finished_at, key, programs)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    )
-
-    def _row(self, game: StoredGame) -> tuple[Any, ...]:
-        programs = dumps_str([self.programs[e] for e in game.seats]) if self.programs else None
-        return (
-            game.index,
-            game.game_id,
-            game.round,
-            game.table,
-            game.rotation,
-            game.seed,
-            dumps_str(list(game.seats)),
-            dumps_str(list(game.points)),
-            dumps_str([list(t) for t in game.tiebreaks]),
-            dumps_str(list(game.ranks)),
-            dumps_str(list(game.game_ranks)),
-            dumps_str([f.to_json() for f in game.faults]),
-            dumps_str(list(game.fault_counts)),
-            dumps_str(list(game.versions)),
-            game.decisions,
-            game.duration_s,
-            game.replay_path,
-            time.time(),
-            game.key,
-            programs,
-        )
-
     def record_many(self, games: Sequence[StoredGame]) -> None:
         """Store many games in one transaction (imports and benchmarks; a run commits game by game)."""
         try:
             with self._transaction():
-                self.conn.executemany(self._INSERT, (self._row(g) for g in games))
+                self.conn.executemany(table.INSERT, (table.row(g, self.programs) for g in games))
         except sqlite3.IntegrityError:
             raise StoreError(f"a game among those given is already in {self.path}: a game is never stored twice") from None
         except sqlite3.Error as exc:
@@ -351,16 +318,16 @@ class Store:
         """Store one finished game and commit it at once."""
         try:
             with self._transaction():
-                self.conn.execute(self._INSERT, self._row(game))
-                for seat, entrant in enumerate(game.seats):
-                    if entrant not in self._versioned and seat < len(game.versions) and game.versions[seat]:
+                self.conn.execute(table.INSERT, table.row(game, self.programs))
+                versions = game.played.versions
+                for seat, entrant in enumerate(game.scheduled.seats):
+                    if entrant not in self._versioned and seat < len(versions) and versions[seat]:
                         self.conn.execute(
-                            "UPDATE entrants SET version = ? WHERE idx = ? AND version IS NULL",
-                            (game.versions[seat], entrant),
+                            "UPDATE entrants SET version = ? WHERE idx = ? AND version IS NULL", (versions[seat], entrant)
                         )
                         self._versioned.add(entrant)
         except sqlite3.IntegrityError:
-            raise StoreError(f"game {game.index} is already in {self.path}: a game is never stored twice") from None
+            raise StoreError(f"game {game.scheduled.index} is already in {self.path}: a game is never stored twice") from None
         except sqlite3.Error as exc:
             raise write_error(self.path, exc) if outside_arena(exc) else StoreError(f"{self.path}: {exc}") from None
 
@@ -371,45 +338,25 @@ class Store:
             return
         try:
             with self._transaction():
-                self.conn.executemany(
-                    "INSERT INTO bot_faults (entrant, kind, detail, stderr_tail) VALUES (?, ?, ?, ?)",
-                    [(name, f.kind.value, f.detail, dumps_str(list(f.stderr_tail))) for name, f in faults],
-                )
+                table.insert_bot_faults(self.conn, faults)
         except sqlite3.Error as exc:
             raise write_error(self.path, exc) if outside_arena(exc) else StoreError(f"{self.path}: {exc}") from None
 
     def bot_faults(self) -> list[tuple[str, Fault]]:
-        """(entrant, fault) of every fault found outside games, oldest first, stderr tail included:
-        the shape `record_bot_faults` takes."""
-        try:
-            rows = list(self.conn.execute("SELECT entrant, kind, detail, stderr_tail FROM bot_faults ORDER BY id"))
-        except sqlite3.OperationalError:  # a store written before the table existed
-            return []
-        return [(entrant, Fault.bounded(-1, FaultKind(kind), -1, None, detail, tuple(str(x) for x in _list(tail))))
-                for entrant, kind, detail, tail in rows]
+        """(entrant, fault) of every fault found outside games: the shape `record_bot_faults` takes."""
+        return table.select_bot_faults(self.conn)
 
     def counted_games(self) -> list[StoredGame]:
         """The games the standings count, in schedule order (see `counted_below`)."""
         return list(self.games(below=self.counted_below()))
 
     def games(self, from_index: int = 0, below: int | None = None) -> Iterator[StoredGame]:
-        cur = self.conn.execute(
-            "SELECT idx, game_id, round, tbl, rotation, seed, seats, points, tiebreaks, ranks, game_ranks, faults,"
-            " fault_counts, versions, decisions, duration_s, replay_path, key FROM games WHERE idx >= ? AND idx < ?"
-            " ORDER BY idx",
-            (from_index, _END if below is None else below),
-        )
-        for row in cur:
-            yield StoredGame.from_row(row)
+        """The stored games with schedule indices in [from_index, below), in schedule order."""
+        return table.select(self.conn, from_index, below)
 
     def rated_games(self, from_index: int = 0, below: int | None = None) -> Iterator[RatedGame]:
-        """Only what the ratings need, decoded with as little work as possible (the hot path of standings)."""
-        cur = self.conn.execute(
-            "SELECT idx, seats, ranks, points, fault_counts FROM games WHERE idx >= ? AND idx < ? ORDER BY idx",
-            (from_index, _END if below is None else below),
-        )
-        for idx, seats, ranks, points, faults in cur:
-            yield RatedGame(idx, tuple(loads(seats)), tuple(loads(ranks)), tuple(loads(points)), tuple(loads(faults)))
+        """Only what the ratings need (the hot path of standings)."""
+        return table.select_rated(self.conn, from_index, below)
 
     # --- the ratings cache (what it holds is arena.stats's business) ------------------------------------
 
@@ -429,7 +376,3 @@ class Store:
         except sqlite3.Error:
             pass  # only a cache: standings are computed anyway, and a read-only store is still readable
 
-
-def _list(text: str) -> list[JSON]:
-    value = loads(text)
-    return value if isinstance(value, list) else []

@@ -6,11 +6,11 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
 
-from arena.core.faults import Fault
+from arena.core.result import Played
+from arena.core.scheduled import ScheduledGame
 from arena.errors import OutputError
-from arena.jsonvalue import JSON, loads
+from arena.jsonvalue import JSON
 
 SCHEMA_VERSION = 1
 
@@ -94,53 +94,45 @@ class RatedGame:
 
 @dataclass(frozen=True)
 class StoredGame:
-    """One finished game as the store keeps it."""
+    """One finished game as the store keeps it: the scheduled game (its seed the one it was played
+    with, the schedule's keyed with the tournament's secret, as in its replay), how it went, the
+    game id it is stored under, its replay and its key (rules, seed, seats: see `reindex`)."""
 
-    index: int
+    scheduled: ScheduledGame
+    played: Played
     game_id: str
-    round: int
-    table: int
-    rotation: int
-    seed: int
-    seats: tuple[int, ...]
-    points: tuple[float, ...]
-    tiebreaks: tuple[tuple[int, ...], ...]
-    ranks: tuple[int, ...]
-    game_ranks: tuple[int, ...]
-    faults: tuple[Fault, ...]
-    fault_counts: tuple[int, ...]
-    versions: tuple[str, ...]
-    decisions: int
-    duration_s: float
     replay_path: str | None
     key: str | None = None
 
-    def rated(self) -> RatedGame:
-        return RatedGame(self.index, self.seats, self.ranks, self.points, self.fault_counts)
+    # What every analysis reads of a game, the shape of `arena.stats.intervals.GameLike` and `DealGame`
+    # (who sat where, the deal, the place in the schedule, the ranks); the rest is read through
+    # `scheduled` and `played`.
+    @property
+    def index(self) -> int:
+        return self.scheduled.index
 
-    @classmethod
-    def from_row(cls, row: Sequence[Any]) -> "StoredGame":
-        """From the columns `Store.games` selects, in that order."""
-        return cls(
-            index=row[0],
-            game_id=row[1],
-            round=row[2],
-            table=row[3],
-            rotation=row[4],
-            seed=row[5],
-            seats=tuple(loads(row[6])),
-            points=tuple(loads(row[7])),
-            tiebreaks=tuple(tuple(t) for t in loads(row[8])),
-            ranks=tuple(loads(row[9])),
-            game_ranks=tuple(loads(row[10])),
-            faults=tuple(Fault.from_json(f) for f in loads(row[11])),
-            fault_counts=tuple(loads(row[12])),
-            versions=tuple(loads(row[13])),
-            decisions=row[14],
-            duration_s=row[15],
-            replay_path=row[16],
-            key=row[17],
-        )
+    @property
+    def round(self) -> int:
+        return self.scheduled.round
+
+    @property
+    def table(self) -> int:
+        return self.scheduled.table
+
+    @property
+    def seed(self) -> int:
+        return self.scheduled.seed
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return self.scheduled.seats
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        return self.played.ranks
+
+    def rated(self) -> RatedGame:
+        return RatedGame(self.index, self.seats, self.ranks, self.played.points, self.played.fault_counts)
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
             first = mine[0]
             return Verdict(False, f"check game {g + 1} against the house bots: fault {first.get('kind')}: "
                                   f"{clean(first.get('detail'), 300)}", clean(report, REPORT_CHARS, keep_newlines=True))
-    return Verdict(True, "passed: check-bot and the games against the house bots", clean(report, REPORT_CHARS, keep_newlines=True))
+    return Verdict(True, "check-bot and the games against the house bots", clean(report, REPORT_CHARS, keep_newlines=True))
 
 
 def _option(value: object) -> str:

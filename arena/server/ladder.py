@@ -35,7 +35,7 @@ from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFa
 from arena.tournament.run.player import PlayerSetup
 from arena.tournament.run.local_pool import LocalPool
 from arena.stats.ratings import FastRater
-from arena.tournament.schedule.plan import ScheduledGame
+from arena.core.scheduled import ScheduledGame
 
 
 def _entrant(bot: Any, i: int) -> dict[str, Any]:
@@ -214,9 +214,8 @@ class Ladder:
         sha = signature = None
         if stored.replay_path is not None:
             record = sign_replay(self.key, Path(stored.replay_path), self.config.name, game_id,
-                                 {"points": list(stored.points), "ranks": list(stored.ranks), "bots": seats})
+                                 {"points": list(stored.played.points), "ranks": list(stored.ranks), "bots": seats})
             sha, signature = str(record["replay_sha256"]), str(record["signature"])
-        done = results.Finished(game_id, stored.points, stored.ranks, stored.game_ranks, stored.fault_counts, stored.faults,
-                                stored.decisions, stored.duration_s, stored.replay_path, sha, signature)
+        done = results.Finished(game_id, stored.played, stored.replay_path, sha, signature)
         results.commit(self.db, done, self.config.ladder.fault_limit, self.rater)
         self.played += 1

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.core.faults import Fault
+from arena.core.result import Played
 from arena.jsonvalue import JSON, dumps, loads
 from arena.server.db import Database, now
 from arena.stats.ratings import FastRater, RatingModel, RatingOverflow
@@ -25,13 +25,7 @@ class Finished:
     """What the ladder learnt of one game (from the executor's `GameDone`)."""
 
     game_id: int
-    points: tuple[float, ...]
-    ranks: tuple[int, ...]
-    game_ranks: tuple[int, ...]
-    fault_counts: tuple[int, ...]
-    faults: tuple[Fault, ...]
-    decisions: int
-    duration_s: float
+    played: Played
     replay: str | None
     sha256: str | None = None
     signature: str | None = None
@@ -64,6 +58,7 @@ def discard_pending(db: Database, replays: Path) -> int:
 def commit(db: Database, done: Finished, fault_limit: int, rater: FastRater) -> list[int]:
     """Store a finished game and move its bots' ratings, in one transaction; returns bots suspended."""
     suspended: list[int] = []
+    played = done.played
     with db.write() as conn:
         row = conn.execute("SELECT seats, status FROM games WHERE id = ?", (done.game_id,)).fetchone()
         if row is None or row["status"] != "pending":
@@ -73,29 +68,29 @@ def commit(db: Database, done: Finished, fault_limit: int, rater: FastRater) -> 
             f"SELECT id, mu, sigma, fault_streak, status FROM bots WHERE id IN ({','.join('?' * len(seats))})", seats)}
         priors = [(float(bots[b]["mu"]), float(bots[b]["sigma"])) for b in seats]
         try:
-            post = rater.rate(priors, done.ranks)
+            post = rater.rate(priors, played.ranks)
         except RatingOverflow:
             post = priors
         seq = int(conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM games").fetchone()[0])
-        result = {"points": list(done.points), "ranks": list(done.ranks), "game_ranks": list(done.game_ranks),
-                  "fault_counts": list(done.fault_counts), "decisions": done.decisions, "duration_s": done.duration_s}
+        result = {"points": list(played.points), "ranks": list(played.ranks), "game_ranks": list(played.game_ranks),
+                  "fault_counts": list(played.fault_counts), "decisions": played.decisions, "duration_s": played.duration_s}
         conn.execute("UPDATE games SET status = 'done', seq = ?, finished = ?, result = ?, faults = ?, replay = ?, "
                      "sha256 = ?, signature = ? WHERE id = ?",
-                     (seq, now(), dumps(result).decode(), dumps([f.to_json() for f in done.faults]).decode(), done.replay, done.sha256,
+                     (seq, now(), dumps(result).decode(), dumps([f.to_json() for f in played.faults]).decode(), done.replay, done.sha256,
                       done.signature, done.game_id))
-        winners = sum(1 for r in done.ranks if r == 1)
+        winners = sum(1 for r in played.ranks if r == 1)
         for s, bot in enumerate(seats):
             mu, sigma = post[s]
-            faulty = done.fault_counts[s] > 0
+            faulty = played.fault_counts[s] > 0
             streak = int(bots[bot]["fault_streak"]) + 1 if faulty else 0
             conn.execute("INSERT INTO game_seats(game_id, seat, bot_id, rank, points, faults, mu, sigma) VALUES(?,?,?,?,?,?,?,?)",
-                         (done.game_id, s, bot, done.ranks[s], done.points[s], done.fault_counts[s], mu, sigma))
+                         (done.game_id, s, bot, played.ranks[s], played.points[s], played.fault_counts[s], mu, sigma))
             conn.execute("UPDATE bots SET mu = ?, sigma = ?, games = games + 1, wins = wins + ?, points = points + ?, "
                          "rank_sum = rank_sum + ?, faults = faults + ?, fault_streak = ? WHERE id = ?",
-                         (mu, sigma, (1.0 / winners) if done.ranks[s] == 1 else 0.0, done.points[s], done.ranks[s],
-                          done.fault_counts[s], streak, bot))
+                         (mu, sigma, (1.0 / winners) if played.ranks[s] == 1 else 0.0, played.points[s], played.ranks[s],
+                          played.fault_counts[s], streak, bot))
             if faulty and streak >= fault_limit and bots[bot]["status"] == "active":
-                kinds = ", ".join(sorted({f.kind.value for f in done.faults if f.seat == s}))
+                kinds = ", ".join(sorted({f.kind.value for f in played.faults if f.seat == s}))
                 reason = (f"suspended after {streak} games in a row with faults; the last, game {done.game_id}: {kinds} "
                           "(its faults and stderr are on your bot's page; submit a fixed version)")
                 conn.execute("UPDATE bots SET status = 'suspended', reason = ? WHERE id = ?", (reason, bot))

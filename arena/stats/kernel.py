@@ -26,9 +26,18 @@ from typing import Any, Callable, Sequence
 import trueskill  # type: ignore[import-untyped]
 
 from arena.jsonvalue import JSON
+from arena.stats.chain_source import (
+    DELTA,
+    GENERATED_COUNTS,
+    MAX_ITERATIONS,
+    RatingOverflow,
+    chain_source,
+    inv_sqrt2,
+    inv_sqrt_2pi,
+    sqrt2,
+)
 
-DELTA = 0.0001  # the package's default min_delta: stop iterating when no message moves more
-MAX_ITERATIONS = 10  # the package's hard cap on iterations of the chain schedule
+__all__ = ["COMPILE_FROM", "Chain", "FastRater", "RatingModel", "RatingOverflow", "chain", "compiled_chain", "plain_cost"]
 
 
 @dataclass(frozen=True)
@@ -61,184 +70,6 @@ class RatingModel:
         }
 
 
-class RatingOverflow(ArithmeticError):
-    """An upset so extreme that double precision cannot rate it (the package raises FloatingPointError)."""
-
-
-# --- the package's numerics, inlined -------------------------------------------------------------------
-
-_SQRT2 = math.sqrt(2)
-_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
-
-
-def _erfc(x: float) -> float:
-    """The package's erfc (Numerical Recipes' Chebyshev fit), so our results match it to rounding."""
-    z = abs(x)
-    t = 1.0 / (1.0 + z / 2.0)
-    r = t * math.exp(
-        -z * z
-        - 1.26551223
-        + t
-        * (
-            1.00002368
-            + t
-            * (
-                0.37409196
-                + t
-                * (
-                    0.09678418
-                    + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))
-                )
-            )
-        )
-    )
-    return 2.0 - r if x < 0 else r
-
-
-def _cdf(x: float) -> float:
-    return 0.5 * _erfc(-x / _SQRT2)
-
-
-# --- the chain, generated per player count -------------------------------------------------------------
-#
-# Why generated code: `standings` for 100,000 games must take under 5 s, i.e. ~40 us per game, and a
-# loop over lists spends most of its time indexing them. For a fixed number of players the chain's
-# messages can live in local variables; we generate that straight-line code once per player count
-# (as `dataclasses` and `namedtuple` generate theirs), for every count: there is no second, looping
-# copy of the update to keep in step. `test_ratings.py` checks it against the package.
-#
-# The messages and their order are those of `trueskill.TrueSkill.run_schedule` for one player per team.
-# Team variable i receives s (its performance, fixed), lt (from difference factor i-1) and rt (from
-# difference factor i); difference variable j receives dd (from its sum factor) and tt (from its
-# truncation factor). Factor j is visited left to right and back (one visit when there are 2 players).
-
-_STEP = """\
-        ap = s_pi{j} + lt_pi{j}
-        at = s_tau{j} + lt_tau{j}
-        bp = s_pi{k} + rt_pi{k}
-        bt = s_tau{k} + rt_tau{k}
-        d_pi = 1.0 / (1.0 / ap + 1.0 / bp)
-        d_tau = d_pi * (at / ap - bt / bp)
-        old_pi = d_pi + tt_pi{j}
-        old_tau = d_tau + tt_tau{j}
-        sqrt_pi = sqrt(d_pi)
-        diff = d_tau / sqrt_pi
-        dm = margin * sqrt_pi
-        if draw{j}:
-            abs_diff = diff if diff >= 0 else -diff
-            xa = dm - abs_diff
-            xb = -dm - abs_diff
-            denom = cdf(xa) - cdf(xb)
-            if not denom:
-                raise RatingOverflow("draw too unlikely to rate in double precision")
-            pdf_a = inv_sqrt_2pi * exp(-(xa * xa) / 2)
-            pdf_b = inv_sqrt_2pi * exp(-(xb * xb) / 2)
-            v_abs = (pdf_b - pdf_a) / denom
-            v = -v_abs if diff < 0 else v_abs
-            w = v_abs * v_abs + (xa * pdf_a - xb * pdf_b) / denom
-        else:
-            x = diff - dm
-            z = x * inv_sqrt2
-            if z < 0:
-                z = -z
-            t = 1.0 / (1.0 + z * 0.5)
-            r = t * exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))))
-            c = 0.5 * (2.0 - r if x > 0 else r)
-            v = (inv_sqrt_2pi * exp(-(x * x) / 2) / c) if c else -x
-            w = v * (v + x)
-            if not 0 < w < 1:
-                raise RatingOverflow("win too unlikely to rate in double precision")
-        omw = 1.0 - w
-        new_pi = d_pi / omw
-        new_tau = (d_tau + sqrt_pi * v) / omw
-        tt_pi{j} = new_pi - d_pi
-        tt_tau{j} = new_tau - d_tau
-        change = old_tau - new_tau
-        if change < 0:
-            change = -change
-        if change > delta:
-            delta = change
-        change = old_pi - new_pi
-        if change < 0:
-            change = -change
-        if change > delta * delta:
-            delta = sqrt(change)
-"""
-
-_UP_RIGHT = """\
-{ind}if ap == 0 or tt_pi{j} == 0:
-{ind}    lt_pi{k} = lt_tau{k} = 0.0
-{ind}else:
-{ind}    pi = 1.0 / (1.0 / ap + 1.0 / tt_pi{j})
-{ind}    lt_pi{k} = pi
-{ind}    lt_tau{k} = pi * (at / ap - tt_tau{j} / tt_pi{j})
-"""
-
-_UP_LEFT = """\
-{ind}if tt_pi{j} == 0 or bp == 0:
-{ind}    rt_pi{j} = rt_tau{j} = 0.0
-{ind}else:
-{ind}    pi = 1.0 / (1.0 / tt_pi{j} + 1.0 / bp)
-{ind}    rt_pi{j} = pi
-{ind}    rt_tau{j} = pi * (tt_tau{j} / tt_pi{j} + bt / bp)
-"""
-
-
-def _chain_source(n: int) -> str:
-    m = n - 1
-    lines = [f"def chain_{n}(priors, draws, beta2, tau2, margin):"]
-    lines.append("    (" + "".join(f"draw{j}, " for j in range(m)) + ") = draws")
-    for i in range(n):
-        lines += [
-            f"    mu, sigma = priors[{i}]",
-            f"    p_pi{i} = sqrt(sigma * sigma + tau2) ** -2",
-            f"    p_tau{i} = p_pi{i} * mu",
-            f"    a = 1.0 / (1.0 + beta2 * p_pi{i})",
-            f"    perf_pi = a * p_pi{i}",
-            f"    s_pi{i} = 1.0 / (1.0 / perf_pi)",
-            f"    s_tau{i} = s_pi{i} * ((a * p_tau{i}) / perf_pi)",
-            f"    lt_pi{i} = lt_tau{i} = rt_pi{i} = rt_tau{i} = 0.0",
-        ]
-    for j in range(m):
-        lines.append(f"    tt_pi{j} = tt_tau{j} = 0.0")
-    lines.append("    for _ in range(MAX_ITERATIONS):")
-    lines.append("        delta = 0.0")
-    if m == 1:
-        lines.append(_STEP.format(j=0, k=1).rstrip("\n"))
-    else:
-        for j in range(m - 1):
-            lines.append(_STEP.format(j=j, k=j + 1).rstrip("\n"))
-            lines.append(_UP_RIGHT.format(ind="        ", j=j, k=j + 1).rstrip("\n"))
-        for j in range(m - 1, 0, -1):
-            lines.append(_STEP.format(j=j, k=j + 1).rstrip("\n"))
-            lines.append(_UP_LEFT.format(ind="        ", j=j).rstrip("\n"))
-    lines.append("        if delta <= DELTA:")
-    lines.append("            break")
-    # The two ends: factor 0 to its left variable, factor m-1 to its right one.
-    lines += ["    bp = s_pi1 + rt_pi1", "    bt = s_tau1 + rt_tau1", _UP_LEFT.format(ind="    ", j=0).rstrip("\n")]
-    lines += [
-        f"    ap = s_pi{m - 1} + lt_pi{m - 1}",
-        f"    at = s_tau{m - 1} + lt_tau{m - 1}",
-        _UP_RIGHT.format(ind="    ", j=m - 1, k=m).rstrip("\n"),
-    ]
-    out = []
-    for i in range(n):
-        lines += [
-            f"    u_pi = lt_pi{i} + rt_pi{i}",
-            f"    u_tau = lt_tau{i} + rt_tau{i}",
-            "    if u_pi:",
-            "        u_mu = u_tau / u_pi",
-            "        u_pi = 1.0 / (1.0 / u_pi)",
-            "        u_tau = u_pi * u_mu",
-            "    a = 1.0 / (1.0 + beta2 * u_pi)",
-            f"    q_pi{i} = p_pi{i} + a * u_pi",
-            f"    q_tau{i} = p_tau{i} + a * u_tau",
-        ]
-        out.append(f"(q_tau{i} / q_pi{i}, sqrt(1 / q_pi{i}))")
-    lines.append("    return [" + ", ".join(out) + "]")
-    return "\n".join(lines) + "\n"
-
-
 Chain = Callable[[Sequence[tuple[float, float]], Sequence[bool], float, float, float], list[tuple[float, float]]]
 
 
@@ -249,33 +80,93 @@ def chain(n: int) -> Chain:
     found = _CHAINS.get(n)
     if found is not None:
         return found
-    namespace: dict[str, Any] = {
-        "sqrt": math.sqrt,
-        "exp": math.exp,
-        "cdf": _cdf,
-        "inv_sqrt_2pi": _INV_SQRT_2PI,
-        "inv_sqrt2": 1.0 / _SQRT2,
-        "RatingOverflow": RatingOverflow,
-        "MAX_ITERATIONS": MAX_ITERATIONS,
-        "DELTA": DELTA,
-    }
-    exec(compile(_chain_source(n), f"<arena.stats.kernel chain_{n}>", "exec"), namespace)  # noqa: S102
-    made: Chain = namespace[f"chain_{n}"]
+    if n in GENERATED_COUNTS:
+        from arena.stats import chains  # 1,900 generated lines: loaded when a game is rated, not by a warm call
+
+        made: Chain = getattr(chains, f"chain_{n}")
+    else:  # more players than any game seats: the same generator, run here
+        namespace: dict[str, Any] = {
+            "sqrt": math.sqrt,
+            "exp": math.exp,
+            "sqrt2": sqrt2,
+            "inv_sqrt2": inv_sqrt2,
+            "inv_sqrt_2pi": inv_sqrt_2pi,
+            "RatingOverflow": RatingOverflow,
+            "MAX_ITERATIONS": MAX_ITERATIONS,
+            "DELTA": DELTA,
+        }
+        exec(compile(chain_source(n), f"<arena.stats.chain_source chain_{n}>", "exec"), namespace)  # noqa: S102
+        made = namespace[f"chain_{n}"]
     _CHAINS[n] = made
     return made
 
 
 _CHAINS: dict[int, Chain] = {}
 
+# What one plain chain costs, in 4-player games (BENCHMARKS.md, "ratings: one TrueSkill chain": 3.8, 12.2,
+# 23.7, 34.5 and 52.0 us for 2 to 6 players when this was set); the compiled chain costs about a tenth.
+PLAIN_COST = {2: 0.16, 3: 0.5, 4: 1.0, 5: 1.45, 6: 2.2}
+
+# Compiling (loading numba and the chain it keeps on disk: about 0.6 s) pays once this much plain work, in
+# 4-player games, is ahead: 25,000 of them take about 0.6 s plain and 0.06 s compiled.
+COMPILE_FROM = 25_000.0
+
+
+def plain_cost(n: int) -> float:
+    """The cost of one plain n-player chain in 4-player games (beyond the table: its growth, (n - 1)^1.65)."""
+    return PLAIN_COST.get(n) or ((n - 1) / 3) ** 1.65
+
+
+def compiled_chain(n: int) -> Chain:
+    """`chain(n)` compiled to machine code by numba: the same bits, 10 times faster (`test_kernel_compiled.py`).
+
+    The first compile on a machine takes about 2 s per player count and numba keeps it on disk; a later
+    process loads it in about 0.15 s. Counts beyond the generated ones run as plain Python."""
+    found = _COMPILED.get(n)
+    if found is not None:
+        return found
+    if n not in GENERATED_COUNTS:
+        return chain(n)
+    import numba  # loaded only by a rater with many games to rate
+
+    try:
+        made: Chain = numba.njit(cache=True)(chain(n))
+    except RuntimeError:  # numba found no writable cache folder for this install: compile in memory
+        made = numba.njit(cache=False)(chain(n))
+    _COMPILED[n] = made
+    return made
+
+
+_COMPILED: dict[int, Chain] = {}
+
 
 class FastRater:
     """Free-for-all TrueSkill with the package's results and symmetric ties, fast enough for big stores."""
 
-    def __init__(self, model: RatingModel = RatingModel()) -> None:
+    def __init__(self, model: RatingModel = RatingModel(), compile_from: float | None = None) -> None:
         self.model = model
-        self._beta2 = model.beta**2
-        self._tau2 = model.tau**2
+        self._beta2 = float(model.beta) ** 2
+        self._tau2 = float(model.tau) ** 2
         self._margin = model.draw_margin()
+        self._chain: Callable[[int], Chain] = chain
+        # Plain work (in 4-player games, `plain_cost`) to do before compiling the chain; None: never compile.
+        self._left = compile_from
+
+    def expect(self, work: float) -> None:
+        """About `work` (in 4-player games, `plain_cost`) is to be rated in one go, and nothing after it:
+        compile at once where that is past `compile_from`, and never where it is short of it (rating
+        `compile_from` plainly and then compiling for nothing left would pay twice)."""
+        if self._left is not None and work >= self._left:
+            self._chain = compiled_chain
+        self._left = None
+
+    def _next_chain(self, n: int) -> Chain:
+        """The chain for this game: plain Python, until this rater has done `compile_from` of plain work."""
+        if self._left is not None:
+            self._left -= plain_cost(n)
+            if self._left <= 0:
+                self._chain, self._left = compiled_chain, None
+        return self._chain(n)
 
     def rate_ordered(self, priors: Sequence[tuple[float, float]], ranks: Sequence[int]) -> list[tuple[float, float]]:
         """What `trueskill.TrueSkill.rate` gives for single-player teams, ties in the given order."""
@@ -294,10 +185,9 @@ class FastRater:
         if len(priors) != n or n < 2:
             raise ValueError("need at least two players, each with a rank")
         order = sorted(range(n), key=ranks.__getitem__)
-        draws = [ranks[order[j]] == ranks[order[j + 1]] for j in range(n - 1)]
-        if not any(draws):  # no tie (most games): one chain, as `rate_ordered` would run it
-            post = chain(n)([priors[i] for i in order], draws, self._beta2, self._tau2, self._margin)
-            out: list[tuple[float, float]] = [(0.0, 0.0)] * n
+        if len(set(ranks)) == n:  # no tie (most games): one chain, as `rate_ordered` would run it
+            post = self._next_chain(n)(tuple([priors[i] for i in order]), (False,) * (n - 1), self._beta2, self._tau2, self._margin)
+            out = post[:]
             for pos, i in enumerate(order):
                 out[i] = post[pos]
             return out
@@ -316,5 +206,5 @@ class FastRater:
 
     def _rate_sorted(self, priors: Sequence[tuple[float, float]], ranks: Sequence[int]) -> list[tuple[float, float]]:
         n = len(ranks)
-        draws = [ranks[j] == ranks[j + 1] for j in range(n - 1)]
-        return chain(n)(priors, draws, self._beta2, self._tau2, self._margin)
+        draws = tuple([ranks[j] == ranks[j + 1] for j in range(n - 1)])
+        return self._next_chain(n)(tuple(priors), draws, self._beta2, self._tau2, self._margin)

@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 
 from arena.jsonvalue import JSON
 from arena.results.stored import RatedGame
+from arena.stats import kernel
 from arena.stats.kernel import FastRater, RatingModel, RatingOverflow
 
 __all__ = [
@@ -69,12 +70,14 @@ class RatingBook:
     _rater: FastRater | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def new(cls, model: RatingModel, num_entrants: int) -> "RatingBook":
-        return cls(model, [EntrantStats(model.mu, model.sigma) for _ in range(num_entrants)])
+    def new(cls, model: RatingModel, num_entrants: int, rater: FastRater | None = None) -> "RatingBook":
+        """A book before any game; books rated in one go (resamples) share one `rater` and its compiling."""
+        return cls(model, [EntrantStats(model.mu, model.sigma) for _ in range(num_entrants)], _rater=rater)
 
     def rater(self) -> FastRater:
+        """The book's rater: it compiles the chain past `kernel.COMPILE_FROM` of plain work (the same bits)."""
         if self._rater is None:
-            self._rater = FastRater(self.model)
+            self._rater = FastRater(self.model, compile_from=kernel.COMPILE_FROM)
         return self._rater
 
     def apply(self, game: RatedGame) -> None:
@@ -83,35 +86,33 @@ class RatingBook:
         self.last_index = game.index
         self.rated += 1
         entrants = self.entrants
-        seats = game.seats
-        ranks = game.ranks
-        winners = sum(1 for r in ranks if r == 1)
-        for s, e in enumerate(seats):
-            st = entrants[e]
+        seats, ranks, points, faults = game.seats, game.ranks, game.points, game.faults
+        mine = [entrants[e] for e in seats]
+        for s, st in enumerate(mine):
             st.seats += 1
-            st.points += game.points[s]
+            st.points += points[s]
             st.rank_sum += ranks[s]
-            st.faults += game.faults[s]
+            st.faults += faults[s]
             if ranks[s] == 1:
-                st.wins += 1.0 / winners
-        for e in set(seats):
+                st.wins += 1.0 / ranks.count(1)
+        distinct = len(set(seats)) == len(seats)
+        for e in seats if distinct else set(seats):
             entrants[e].games += 1
-        priors = [(entrants[e].mu, entrants[e].sigma) for e in seats]
         try:
-            post = self.rater().rate(priors, ranks)
+            post = self.rater().rate([(st.mu, st.sigma) for st in mine], ranks)
         except RatingOverflow:
             self.unrated += 1
             return
-        if len(set(seats)) == len(seats):
-            for s, e in enumerate(seats):
-                entrants[e].mu, entrants[e].sigma = post[s]
+        if distinct:
+            for st, (mu, sigma) in zip(mine, post):
+                st.mu, st.sigma = mu, sigma
             return
         # An entrant filling several seats (`fill: cycle`): each seat was rated as a copy of it with
         # the same prior; the entrant takes the mean of its copies' posteriors.
         for e in set(seats):
-            mine = [post[s] for s, x in enumerate(seats) if x == e]
-            entrants[e].mu = sum(p[0] for p in mine) / len(mine)
-            entrants[e].sigma = sum(p[1] for p in mine) / len(mine)
+            copies = [post[s] for s, x in enumerate(seats) if x == e]
+            entrants[e].mu = sum(p[0] for p in copies) / len(copies)
+            entrants[e].sigma = sum(p[1] for p in copies) / len(copies)
 
     def apply_all(self, games: Iterable[RatedGame]) -> None:
         for g in games:

@@ -149,15 +149,16 @@ def bootstrap(blocks: Blocks, resamples: int, seed: int, keep: int = 0) -> tuple
         members = np.flatnonzero(blocks.strata == table)
         m = len(members)
         rows = max(1, CHUNK // m)
-        local_rank, local_seat = blocks.rank_sum[members], blocks.seat_count[members]
+        # Whole numbers as integers: the products below are exact either way, and an integer product
+        # runs in numpy's own loop, not in a BLAS whose idle threads spin on the other cores.
+        local_rank, local_seat = blocks.rank_sum[members].astype(np.int64), blocks.seat_count[members].astype(np.int64)
         for r0 in range(0, resamples, rows):
             r1 = min(resamples, r0 + rows)
             picks = rng.integers(0, m, size=(r1 - r0, m))
             picks += (np.arange(r1 - r0, dtype=np.int64) * m)[:, None]
             counts = np.bincount(picks.ravel(), minlength=(r1 - r0) * m).reshape(r1 - r0, m)
-            weights = counts.astype(np.float64)
-            rank_sums[r0:r1] += weights @ local_rank
-            seats[r0:r1] += weights @ local_seat
+            rank_sums[r0:r1] += counts @ local_rank
+            seats[r0:r1] += counts @ local_seat
             if r0 < keep:
                 kept[r0 : min(r1, keep), members] = counts[: min(r1, keep) - r0]
     return rank_sums, seats, kept

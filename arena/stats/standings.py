@@ -7,6 +7,7 @@ games from P on, normally the few that finished since the last call.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict
 from typing import Sequence
@@ -15,6 +16,7 @@ from arena.errors import StoreError
 from arena.jsonvalue import JSON, dumps_str
 from arena.results.derived import cached, content_key, deal_rows, keep
 from arena.results.store import Store
+from arena.stats.kernel import plain_cost
 from arena.stats.ratings import OrderedRatings, RatingBook, RatingModel, Standing, leaderboard
 from arena.stats.intervals import RATING_BUDGET, EntrantUncertainty, Interval, Uncertainty
 
@@ -44,7 +46,11 @@ def store_ratings(store: Store, model: RatingModel = RatingModel(), use_cache: b
         book = None  # the cache holds games the standings do not count
     start = book.last_index + 1 if book is not None else 0
     ordered = OrderedRatings(book if book is not None else RatingBook.new(model, n))
-    ordered.add_all(store.rated_games(start, below))
+    games = store.rated_games(start, below)
+    first = next(games, None)
+    if first is not None:  # all the games after the cache, rated now: a cold store compiles the chain at once
+        ordered.prefix.rater().expect((store.info().stored_games - start) * plain_cost(len(first.seats)))
+        ordered.add_all(itertools.chain([first], games))
     if use_cache and ordered.prefix.last_index + 1 > start:
         save_cache(store, ordered.prefix)
     return ordered

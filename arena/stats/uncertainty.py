@@ -45,6 +45,7 @@ import numpy.typing as npt
 
 from arena.jsonvalue import JSON
 from arena.stats import tdist
+from arena.stats.kernel import plain_cost
 from arena.stats.ratings import RatedGame, RatingBook, RatingModel
 from arena.stats.intervals import RATING_BUDGET, DealGame, EntrantUncertainty, GameLike, Interval, Uncertainty, deal_of
 from arena.stats.resample import Blocks, bootstrap, deal_blocks, resample_counts
@@ -58,8 +59,11 @@ Matrix = npt.NDArray[np.float64]
 def rerated_mu(blocks: Blocks, counts: npt.NDArray[np.int64], model: RatingModel) -> Matrix:
     """resamples x entrants: TrueSkill mu after rating each resample's games in schedule order."""
     out = np.zeros((counts.shape[0], blocks.entrants))
+    rater = RatingBook.new(model, 0).rater()  # one for every resample: it compiles the chain once if worth it
+    block_work = np.asarray([sum(plain_cost(len(seats)) for seats, _ in block) for block in blocks.games])
+    rater.expect(float((counts @ block_work).sum()) if len(block_work) else 0.0)
     for i, row in enumerate(counts):
-        book = RatingBook.new(model, blocks.entrants)
+        book = RatingBook.new(model, blocks.entrants, rater)
         index = 0
         for b in range(len(row)):  # in schedule order: the order of the blocks
             for _ in range(int(row[b])):

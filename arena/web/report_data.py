@@ -100,8 +100,8 @@ def by_seat(games: Iterable[StoredGame], entrants: int) -> BySeat:
                 row.append(SeatLine())
         winners = sum(1 for r in g.ranks if r == 1)
         for seat, e in enumerate(g.seats):
-            out.overall[seat].add(g.ranks[seat], winners, g.points[seat])
-            out.per_entrant[e][seat].add(g.ranks[seat], winners, g.points[seat])
+            out.overall[seat].add(g.ranks[seat], winners, g.played.points[seat])
+            out.per_entrant[e][seat].add(g.ranks[seat], winners, g.played.points[seat])
     return out
 
 
@@ -138,7 +138,7 @@ def game_faults(games: Iterable[StoredGame], names: Sequence[str]) -> list[dict[
     """Every fault of every game, with the game and the entrant it is charged to (raw: sanitised later)."""
     out: list[dict[str, JSON]] = []
     for g in games:
-        for f in g.faults:
+        for f in g.played.faults:
             entrant = g.seats[f.seat] if 0 <= f.seat < len(g.seats) else None
             out.append(
                 {

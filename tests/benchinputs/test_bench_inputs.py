@@ -11,7 +11,7 @@ from bench import bench_report, bench_standings
 
 def test_the_synthetic_stores_of_the_benches_can_be_written_and_read(tmp_path: Path) -> None:
     games = bench_report.synthetic_games(120)
-    assert any(g.faults for g in games)
+    assert any(g.played.faults for g in games)
     with Store.create_or_resume(tmp_path / "r.sqlite", name="b", game="kododo", fingerprint="b", identity={},
                                 entrants=[(f"e{i}", [f"e{i}"]) for i in range(8)], total_games=120) as store:
         store.record_many(games)

@@ -99,7 +99,7 @@ def _config(tmp_path: Path, name: str, rounds: int = 2, delay_ms: int = 0, **ext
 
 def _stored(store: Path) -> list[tuple[Any, ...]]:
     with Store.open_existing(store) as s:
-        return [(g.index, g.seed, g.seats, g.points, g.ranks) for g in s.games()]
+        return [(g.index, g.seed, g.seats, g.played.points, g.ranks) for g in s.games()]
 
 
 def _count(store: Path) -> int:

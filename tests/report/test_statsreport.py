@@ -10,6 +10,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.core.result import Played
+from arena.core.scheduled import ScheduledGame
 from arena.results.store import Store, StoredGame
 from bench.simfield import Field, tournament
 
@@ -22,8 +24,9 @@ def _store(path: Path) -> Path:
     store = Store.create_or_resume(path, name="t", game="kolpa", fingerprint="f", identity={"x": 1},
                                    entrants=[(n, ["x"]) for n in NAMES], total_games=len(games))
     store.record_many([
-        StoredGame(g.index, f"r{g.round}-t{g.table}-s{g.rotation}", g.round, g.table, g.rotation, g.seed, g.seats,
-                   tuple(float(4 - r) for r in g.ranks), ((),) * 3, g.ranks, g.ranks, (), (0, 0, 0), ("1",) * 3, 5, 0.0, None)
+        StoredGame(ScheduledGame(g.index, g.round, g.table, g.rotation, g.seats, g.seed),
+                   Played(tuple(float(4 - r) for r in g.ranks), ((),) * 3, g.ranks, g.ranks, (), ("1",) * 3, 5, 0.0),
+                   f"r{g.round}-t{g.table}-s{g.rotation}", None)
         for g in games
     ])
     store.close()

@@ -11,6 +11,8 @@ import pytest
 from arena.core.faults import Fault, FaultKind
 from arena.errors import StoreError
 from arena.stats.ratings import RatingBook, RatingModel, leaderboard
+from arena.core.result import Played
+from arena.core.scheduled import ScheduledGame
 from arena.results.store import Store, StoredGame
 from arena.stats.standings import store_ratings, store_standings
 
@@ -36,22 +38,11 @@ def _game(index: int, rnd: random.Random) -> StoredGame:
     points = [rnd.randint(0, 5) + e for e in seats]
     ranks = tuple(1 + sum(1 for q in points if q > p) for p in points)
     return StoredGame(
-        index=index,
+        ScheduledGame(index=index, round=0, table=0, rotation=index, seats=tuple(seats), seed=2**62 + index),
+        Played(points=tuple(points), tiebreaks=((),) * 4, ranks=ranks, game_ranks=ranks,
+               faults=(Fault(0, FaultKind.TIMEOUT, 1, 3, "late"),), versions=("1", "1", "2", "1"), decisions=12,
+               duration_s=0.01),
         game_id=f"r0-t0-s{index}",
-        round=0,
-        table=0,
-        rotation=index,
-        seed=2**62 + index,
-        seats=tuple(seats),
-        points=tuple(points),
-        tiebreaks=((),) * 4,
-        ranks=ranks,
-        game_ranks=ranks,
-        faults=(Fault(0, FaultKind.TIMEOUT, 1, 3, "late"),),
-        fault_counts=(1, 0, 0, 0),
-        versions=("1", "1", "2", "1"),
-        decisions=12,
-        duration_s=0.01,
         replay_path=None,
     )
 

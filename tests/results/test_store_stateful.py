@@ -25,6 +25,8 @@ from arena.core.faults import Fault, FaultKind
 from arena.errors import StoreError
 from arena.jsonvalue import loads
 from arena.stats.ratings import RatingBook, RatingModel, Standing, leaderboard
+from arena.core.result import Played
+from arena.core.scheduled import ScheduledGame
 from arena.results.store import Store, StoredGame
 from arena.stats.standings import store_standings
 
@@ -58,25 +60,15 @@ def make_game(index: int, rnd: random.Random, version: str = "1") -> StoredGame:
         for s in range(n)
         for k in range(fault_counts[s])
     )
-    return StoredGame(
-        index=index,
+    stored = StoredGame(
+        ScheduledGame(index=index, round=index // 3, table=index % 3, rotation=0, seats=seats, seed=rnd.getrandbits(62)),
+        Played(points=points, tiebreaks=((),) * n, ranks=ranks, game_ranks=game_ranks, faults=faults,
+               versions=(version,) * n, decisions=rnd.randint(1, 90), duration_s=0.01),
         game_id=f"r{index // 3}-t{index % 3}",
-        round=index // 3,
-        table=index % 3,
-        rotation=0,
-        seed=rnd.getrandbits(62),
-        seats=seats,
-        points=points,
-        tiebreaks=((),) * n,
-        ranks=ranks,
-        game_ranks=game_ranks,
-        faults=faults,
-        fault_counts=fault_counts,
-        versions=(version,) * n,
-        decisions=rnd.randint(1, 90),
-        duration_s=0.01,
         replay_path=None,
     )
+    assert stored.played.fault_counts == fault_counts
+    return stored
 
 
 def reference_book(games: dict[int, StoredGame], model: RatingModel, below: int | None = None) -> RatingBook:

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main as cli
+from arena.stats import kernel
 from arena.stats.uncertainty import estimate
 from bench.simfield import Field, SimGame, tournament
 from tests.support.stores import build
@@ -53,15 +54,23 @@ def snapshot(tmp: Path) -> dict[str, Any]:
     return {"stores": {s: standings_outputs(build(tmp / f"{s}.sqlite", s)) for s in ("rotations", "tables", "fill")}, "estimates": estimates()}
 
 
+# "compiled": every chain compiled from the first game, as a cold store past `COMPILE_FROM` games is rated.
+KERNELS = pytest.mark.parametrize("compile_from", [kernel.COMPILE_FROM, 1], ids=["plain", "compiled"])
+
+
+@KERNELS
 @pytest.mark.parametrize("shape", ["rotations", "tables", "fill"])
-def test_standings_of_fixed_stores_are_unchanged(tmp_path: Path, shape: str) -> None:
+def test_standings_of_fixed_stores_are_unchanged(tmp_path: Path, shape: str, compile_from: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernel, "COMPILE_FROM", compile_from)
     golden = json.loads(GOLDEN.read_text())["stores"][shape]
     db = build(tmp_path / f"{shape}.sqlite", shape)
     assert standings_outputs(db) == golden
     assert standings_outputs(db) == golden  # the second call answers from the caches: still the same
 
 
-def test_intervals_of_fixed_tournaments_are_unchanged() -> None:
+@KERNELS
+def test_intervals_of_fixed_tournaments_are_unchanged(compile_from: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernel, "COMPILE_FROM", compile_from)
     assert estimates() == json.loads(GOLDEN.read_text())["estimates"]
 
 

@@ -5,15 +5,18 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from arena.core.result import Played
+from arena.core.scheduled import ScheduledGame
 from arena.results.store import Store, StoredGame
 
 
 def game(i: int, seats: tuple[int, ...], ranks: tuple[int, ...], seed: int, table: int = 0) -> StoredGame:
     n = len(seats)
     return StoredGame(
-        index=i, game_id=f"g{i}", round=i // 8, table=table, rotation=i % n, seed=seed, seats=seats,
-        points=tuple(float(10 * (n - r)) for r in ranks), tiebreaks=((),) * n, ranks=ranks, game_ranks=ranks,
-        faults=(), fault_counts=(0,) * n, versions=("1",) * n, decisions=10, duration_s=0.01, replay_path=None,
+        ScheduledGame(index=i, round=i // 8, table=table, rotation=i % n, seats=seats, seed=seed),
+        Played(points=tuple(float(10 * (n - r)) for r in ranks), tiebreaks=((),) * n, ranks=ranks, game_ranks=ranks,
+               faults=(), versions=("1",) * n, decisions=10, duration_s=0.01),
+        game_id=f"g{i}", replay_path=None,
     )
 
 

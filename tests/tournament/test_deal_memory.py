@@ -49,7 +49,7 @@ def true_claims(config: tconfig.TournamentConfig) -> tuple[int, int]:
     made = right = 0
     with Store.open_existing(config.store) as store:
         for game in store.games():
-            for fault in game.faults:
+            for fault in game.played.faults:
                 for line in fault.stderr_tail:
                     m = CLAIM.search(str(line))
                     if m is None:

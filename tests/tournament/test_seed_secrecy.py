@@ -66,7 +66,7 @@ def finds(config: tconfig.TournamentConfig) -> list[tuple[int, int]]:
     out = []
     with Store.open_existing(config.store) as store:
         for game in store.games():
-            for fault in game.faults:
+            for fault in game.played.faults:
                 for line in fault.stderr_tail:
                     m = FOUND.search(str(line))
                     if m:

@@ -75,7 +75,7 @@ def test_report_shows_the_standings_and_links(tournament: Path, page: Page) -> N
     assert page.inner_text("#game-count") == f"{sum(1 for g in games if 3 in g.seats)} of {len(games)} games"
     page.fill("#game-filter", "")
     page.check("#faults-only")
-    assert page.locator("#game-table tbody tr").count() == sum(1 for g in games if sum(g.fault_counts))
+    assert page.locator("#game-table tbody tr").count() == sum(1 for g in games if sum(g.played.fault_counts))
     page.uncheck("#faults-only")
     page.click('#game-table th[data-key="index"]')  # second click on the sorted column: descending
     first = page.locator("#game-table tbody tr").first.get_attribute("data-index")
@@ -85,7 +85,7 @@ def test_report_shows_the_standings_and_links(tournament: Path, page: Page) -> N
     page.wait_for_selector("#board")
     page.keyboard.press("End")
     points = [float(t) for t in page.locator("#result td.points").all_inner_texts()]
-    assert points == [float(p) for p in games[0].points]
+    assert points == [float(p) for p in games[0].played.points]
     assert re.search(r"step (\d+) / \1", page.inner_text("#where"))
 
 
@@ -97,8 +97,8 @@ def test_report_command_writes_and_says_where(tournament: Path, tmp_path: Path) 
 
 def test_viewer_shows_a_fault_where_it_happened(tournament: Path, page: Page) -> None:
     with Store.open_existing(tournament / "cup.sqlite") as store:
-        game = next(g for g in store.games() if g.faults)
-    fault = game.faults[0]
+        game = next(g for g in store.games() if g.played.faults)
+    fault = game.played.faults[0]
     page.goto((tournament / "report" / f"replays/{game.index:06d}.html").resolve().as_uri())
     step = fault.step
     page.fill("#step-input", str(step + 1))  # the frame after the faulty step

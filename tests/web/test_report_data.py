@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from arena.core.faults import Fault, FaultKind
+from arena.core.result import Played
+from arena.core.scheduled import ScheduledGame
 from arena.results.store import Store, StoredGame
 from arena.web.page import embed_json
 from arena.web.report_data import by_seat, head_to_head, rating_history
@@ -23,10 +25,10 @@ HOSTILE = Fault(2, FaultKind.ILLEGAL_ACTION, 4, 5, "<script>alert(1)</script>\x1
 
 def game(index: int, seats: tuple[int, ...], ranks: tuple[int, ...], points: tuple[float, ...], faults: tuple = ()) -> StoredGame:
     return StoredGame(
-        index=index, game_id=f"g{index}", round=index, table=0, rotation=0, seed=index, seats=seats, points=points,
-        tiebreaks=((),) * 3, ranks=ranks, game_ranks=ranks, faults=faults,
-        fault_counts=tuple(sum(1 for f in faults if f.seat == s) for s in range(3)), versions=("1",) * 3,
-        decisions=10, duration_s=0.5, replay_path=None,
+        ScheduledGame(index=index, round=index, table=0, rotation=0, seats=seats, seed=index),
+        Played(points=points, tiebreaks=((),) * 3, ranks=ranks, game_ranks=ranks, faults=faults,
+               versions=("1",) * 3, decisions=10, duration_s=0.5),
+        game_id=f"g{index}", replay_path=None,
     )
 
 

@@ -27,6 +27,7 @@ from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import probe
+from arena.core.scheduled import ScheduledGame
 from arena.tournament.schedule import plan as sched
 from arena.tournament.config.reader import Reader as _Reader, join as _join, kind as _kind
 from arena.sandbox.view import holds
@@ -74,7 +75,7 @@ class TournamentConfig:
     def game_spec(self) -> GameSpec:
         return get_game(self.game)
 
-    def games(self) -> list[sched.ScheduledGame]:
+    def games(self) -> list[ScheduledGame]:
         return sched.build(self.schedule)
 
     def rules(self) -> dict[str, JSON]:
@@ -111,7 +112,7 @@ class TournamentConfig:
     def fingerprint(self) -> str:
         return hashlib.sha256(dumps(self.identity())).hexdigest()[:16]
 
-    def game_key(self, game: sched.ScheduledGame, rules: str | None = None) -> str:
+    def game_key(self, game: ScheduledGame, rules: str | None = None) -> str:
         """One game's identity: its rules, deal seed and who sits in each seat. A stored game with the
         same key is the same game, whatever else changed in the config (more rounds, a new entrant).
         `rules` is `rules_key()`, passed in when keying many games."""

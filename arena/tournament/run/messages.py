@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.core.faults import Fault
-from arena.tournament.schedule.plan import ScheduledGame
+from arena.core.scheduled import ScheduledGame
 from arena.results.store import StoredGame
 
 

@@ -144,31 +144,11 @@ class GamePlayer:
 
 
 def stored_game(task: GameTask, result: GameResult) -> StoredGame:
+    """The game as stored: the scheduled game with the seed it was played with (keyed with the secret,
+    as in its replay), and how it went."""
     game = task.game
-    counts = [0] * len(game.seats)
-    for fault in result.faults:
-        if 0 <= fault.seat < len(counts):
-            counts[fault.seat] += 1
-    return StoredGame(
-        index=game.index,
-        game_id=game.game_id,
-        round=game.round,
-        table=game.table,
-        rotation=game.rotation,
-        seed=result.seed,  # the seed it was played with (keyed with the secret), as in its replay
-        seats=game.seats,
-        points=tuple(result.points),
-        tiebreaks=tuple(tuple(t) for t in result.tiebreaks),
-        ranks=tuple(result.ranks),
-        game_ranks=tuple(result.game_ranks),
-        faults=tuple(result.faults),
-        fault_counts=tuple(counts),
-        versions=tuple(result.versions),
-        decisions=result.decisions,
-        duration_s=result.duration_s,
-        replay_path=result.replay_path,
-        key=task.key,
-    )
+    return StoredGame(replace(game, seed=result.seed), result.played, game_id=game.game_id,
+                      replay_path=result.replay_path, key=task.key)
 
 
 def play_event(player: GamePlayer, task: GameTask) -> GameDone | GameFailed | WorkerBug:

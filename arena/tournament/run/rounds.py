@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from arena.stats.ratings import RatingBook, RatingModel
-from arena.tournament.schedule.plan import ScheduledGame
+from arena.core.scheduled import ScheduledGame
 from arena.results.store import Store
 
 

@@ -289,7 +289,7 @@ class _Coordinator:
         self.store.record(game)
         self.rate(game.rated())
         self.played += 1
-        self.decisions += game.decisions
+        self.decisions += game.played.decisions
         gate.finished(game.index)  # may ask the stop rule, which reads the game just stored
         if self.progress is not None:
             self.progress.update(self.progress.start_done + self.played, self.leader, force=gate.stopped)

@@ -43,7 +43,7 @@ def check_against_store(replay: Replay, store: Store) -> StoredGame:
         raise ReplayMismatch(replay.source, h.line, f"'seats': entrants {short(recorded)}, but the store seated "
                                                     f"{short(expected)} in game {game.index} (swapped seat identities)")
     r = replay.result
-    if tuple(r.points) != tuple(game.points) or tuple(r.ranks) != tuple(game.ranks):
+    if tuple(r.points) != tuple(game.played.points) or tuple(r.ranks) != tuple(game.ranks):
         raise ReplayMismatch(replay.source, r.line, f"the result {list(r.points)} points, ranks {list(r.ranks)}, but the "
-                                                    f"store holds {list(game.points)} points, ranks {list(game.ranks)}")
+                                                    f"store holds {list(game.played.points)} points, ranks {list(game.ranks)}")
     return game

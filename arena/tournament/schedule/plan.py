@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+from arena.core.scheduled import ScheduledGame
 from arena.rng import derive_seed
 from arena.tournament.schedule.seating import neighbour_cycles, neighbour_seatings
 
@@ -65,22 +66,6 @@ class ScheduleSpec:
     # place in the round), so adding an entrant leaves the seeds, and the stored games, of the tables
     # that were already there unchanged.
     labels: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ScheduledGame:
-    """One game of the schedule. `seats[s]` is the index of the entrant playing seat s."""
-
-    index: int
-    round: int
-    table: int
-    rotation: int
-    seats: tuple[int, ...]
-    seed: int
-
-    @property
-    def game_id(self) -> str:
-        return f"r{self.round}-t{self.table}-s{self.rotation}"
 
 
 def _tables(spec: ScheduleSpec) -> list[tuple[int, ...]]:

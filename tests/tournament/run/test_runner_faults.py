@@ -31,7 +31,7 @@ def _faults_by_entrant(store: Path) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     with Store.open_existing(store) as s:
         for g in s.games():
-            for fault in g.faults:
+            for fault in g.played.faults:
                 out.setdefault(g.seats[fault.seat], []).append(fault.kind.value)
     return out
 

@@ -1,0 +1,233 @@
+"""The source of the TrueSkill chain, one straight-line function per player count, and the file it is
+kept in (`arena/stats/chains.py`, generated: `python -m arena.stats.chain_source --write`).
+
+Why generated code: `standings` must rate 100,000 games in well under 3 s, and a loop over lists spends
+most of its time indexing them. For a fixed number of players the chain's messages can live in local
+variables; we generate that straight-line code once per player count (as `dataclasses` and
+`namedtuple` generate theirs), for every count: there is no second, looping copy of the update to keep
+in step. `tests/stats/test_ratings.py` checks it against the package.
+
+Why a file: the same functions run as plain Python (a few games: nothing to compile) and compiled by
+numba (a cold store: `arena.stats.kernel.compiled_chain`); numba keeps compiled code on disk only for
+functions defined in a file. Every operation is written so that both give the same bits: `** -2.0`
+(numba turns `** -2` into a product, Python calls pow), the erfc inlined with the package's own
+operations (`-x / sqrt2`, `z / 2.0`), no fused multiply-adds (numba's default). `test_kernel_compiled.py`
+checks the compiled chain against the plain one bit for bit.
+
+The messages and their order are those of `trueskill.TrueSkill.run_schedule` for one player per team.
+Team variable i receives s (its performance, fixed), lt (from difference factor i-1) and rt (from
+difference factor i); difference variable j receives dd (from its sum factor) and tt (from its
+truncation factor). Factor j is visited left to right and back (one visit when there are 2 players).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+DELTA = 0.0001  # the package's default min_delta: stop iterating when no message moves more
+MAX_ITERATIONS = 10  # the package's hard cap on iterations of the chain schedule
+GENERATED_COUNTS = range(2, 7)  # player counts kept in chains.py: every game's seats (2 to 6)
+
+sqrt2 = math.sqrt(2)
+inv_sqrt2 = 1.0 / sqrt2
+inv_sqrt_2pi = 1 / math.sqrt(2 * math.pi)
+
+CHAINS_FILE = Path(__file__).with_name("chains.py")
+
+
+class RatingOverflow(ArithmeticError):
+    """An upset so extreme that double precision cannot rate it (the package raises FloatingPointError)."""
+
+
+# The package's erfc (Numerical Recipes' Chebyshev fit) of `z = |x|` with `t = 1 / (1 + z / 2)`.
+_ERFC_FIT = (
+    "t * exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806"
+    " + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))))"
+)
+
+# The package's cdf(x) = erfc(-x / sqrt2) / 2, operation for operation, into `{out}`.
+_CDF = """\
+            e = -{x} / sqrt2
+            z = abs(e)
+            t = 1.0 / (1.0 + z / 2.0)
+            r = {fit}
+            {out} = 0.5 * (2.0 - r if e < 0 else r)
+"""
+
+_STEP = """\
+        ap = s_pi{j} + lt_pi{j}
+        at = s_tau{j} + lt_tau{j}
+        bp = s_pi{k} + rt_pi{k}
+        bt = s_tau{k} + rt_tau{k}
+        d_pi = 1.0 / (1.0 / ap + 1.0 / bp)
+        d_tau = d_pi * (at / ap - bt / bp)
+        old_pi = d_pi + tt_pi{j}
+        old_tau = d_tau + tt_tau{j}
+        sqrt_pi = sqrt(d_pi)
+        diff = d_tau / sqrt_pi
+        dm = margin * sqrt_pi
+        if draw{j}:
+            abs_diff = diff if diff >= 0 else -diff
+            xa = dm - abs_diff
+            xb = -dm - abs_diff
+{cdf_a}{cdf_b}            denom = cdf_a - cdf_b
+            if not denom:
+                raise RatingOverflow("draw too unlikely to rate in double precision")
+            pdf_a = inv_sqrt_2pi * exp(-(xa * xa) / 2)
+            pdf_b = inv_sqrt_2pi * exp(-(xb * xb) / 2)
+            v_abs = (pdf_b - pdf_a) / denom
+            v = -v_abs if diff < 0 else v_abs
+            w = v_abs * v_abs + (xa * pdf_a - xb * pdf_b) / denom
+        else:
+            x = diff - dm
+            z = x * inv_sqrt2
+            if z < 0:
+                z = -z
+            t = 1.0 / (1.0 + z * 0.5)
+            r = {fit}
+            c = 0.5 * (2.0 - r if x > 0 else r)
+            v = (inv_sqrt_2pi * exp(-(x * x) / 2) / c) if c else -x
+            w = v * (v + x)
+            if not 0 < w < 1:
+                raise RatingOverflow("win too unlikely to rate in double precision")
+        omw = 1.0 - w
+        new_pi = d_pi / omw
+        new_tau = (d_tau + sqrt_pi * v) / omw
+        tt_pi{j} = new_pi - d_pi
+        tt_tau{j} = new_tau - d_tau
+        change = old_tau - new_tau
+        if change < 0:
+            change = -change
+        if change > delta:
+            delta = change
+        change = old_pi - new_pi
+        if change < 0:
+            change = -change
+        if change > delta * delta:
+            delta = sqrt(change)
+"""
+
+_UP_RIGHT = """\
+{ind}if ap == 0 or tt_pi{j} == 0:
+{ind}    lt_pi{k} = lt_tau{k} = 0.0
+{ind}else:
+{ind}    pi = 1.0 / (1.0 / ap + 1.0 / tt_pi{j})
+{ind}    lt_pi{k} = pi
+{ind}    lt_tau{k} = pi * (at / ap - tt_tau{j} / tt_pi{j})
+"""
+
+_UP_LEFT = """\
+{ind}if tt_pi{j} == 0 or bp == 0:
+{ind}    rt_pi{j} = rt_tau{j} = 0.0
+{ind}else:
+{ind}    pi = 1.0 / (1.0 / tt_pi{j} + 1.0 / bp)
+{ind}    rt_pi{j} = pi
+{ind}    rt_tau{j} = pi * (tt_tau{j} / tt_pi{j} + bt / bp)
+"""
+
+
+def _step(j: int) -> str:
+    cdf_a = _CDF.format(x="xa", out="cdf_a", fit=_ERFC_FIT)
+    cdf_b = _CDF.format(x="xb", out="cdf_b", fit=_ERFC_FIT)
+    return _STEP.format(j=j, k=j + 1, cdf_a=cdf_a, cdf_b=cdf_b, fit=_ERFC_FIT).rstrip("\n")
+
+
+def chain_source(n: int) -> str:
+    """`chain_{n}(priors, draws, beta2, tau2, margin)`: posteriors of n players sorted best first."""
+    m = n - 1
+    lines = [f"def chain_{n}(priors, draws, beta2, tau2, margin):"]
+    lines.append("    (" + "".join(f"draw{j}, " for j in range(m)) + ") = draws")
+    for i in range(n):
+        lines += [
+            f"    mu, sigma = priors[{i}]",
+            f"    p_pi{i} = sqrt(sigma * sigma + tau2) ** -2.0",
+            f"    p_tau{i} = p_pi{i} * mu",
+            f"    a = 1.0 / (1.0 + beta2 * p_pi{i})",
+            "    perf_pi = a * p_pi" + str(i),
+            f"    s_pi{i} = 1.0 / (1.0 / perf_pi)",
+            f"    s_tau{i} = s_pi{i} * ((a * p_tau{i}) / perf_pi)",
+            f"    lt_pi{i} = lt_tau{i} = rt_pi{i} = rt_tau{i} = 0.0",
+        ]
+    for j in range(m):
+        lines.append(f"    tt_pi{j} = tt_tau{j} = 0.0")
+    lines.append("    for _ in range(MAX_ITERATIONS):")
+    lines.append("        delta = 0.0")
+    if m == 1:
+        lines.append(_step(0))
+    else:
+        for j in range(m - 1):
+            lines.append(_step(j))
+            lines.append(_UP_RIGHT.format(ind="        ", j=j, k=j + 1).rstrip("\n"))
+        for j in range(m - 1, 0, -1):
+            lines.append(_step(j))
+            lines.append(_UP_LEFT.format(ind="        ", j=j).rstrip("\n"))
+    lines.append("        if delta <= DELTA:")
+    lines.append("            break")
+    # The two ends: factor 0 to its left variable, factor m-1 to its right one.
+    lines += ["    bp = s_pi1 + rt_pi1", "    bt = s_tau1 + rt_tau1", _UP_LEFT.format(ind="    ", j=0).rstrip("\n")]
+    lines += [
+        f"    ap = s_pi{m - 1} + lt_pi{m - 1}",
+        f"    at = s_tau{m - 1} + lt_tau{m - 1}",
+        _UP_RIGHT.format(ind="    ", j=m - 1, k=m).rstrip("\n"),
+    ]
+    out = []
+    for i in range(n):
+        lines += [
+            f"    u_pi = lt_pi{i} + rt_pi{i}",
+            f"    u_tau = lt_tau{i} + rt_tau{i}",
+            "    if u_pi:",
+            "        u_mu = u_tau / u_pi",
+            "        u_pi = 1.0 / (1.0 / u_pi)",
+            "        u_tau = u_pi * u_mu",
+            "    a = 1.0 / (1.0 + beta2 * u_pi)",
+            f"    q_pi{i} = p_pi{i} + a * u_pi",
+            f"    q_tau{i} = p_tau{i} + a * u_tau",
+        ]
+        out.append(f"(q_tau{i} / q_pi{i}, sqrt(1 / q_pi{i}))")
+    lines.append("    return [" + ", ".join(out) + "]")
+    return "\n".join(lines) + "\n"
+
+
+HEADER = '''\
+"""GENERATED by `python -m arena.stats.chain_source --write`; do not edit (edit chain_source.py).
+
+The TrueSkill chain for {first} to {last} players; see `arena.stats.chain_source` for what and why."""
+
+# mypy: ignore-errors
+# fmt: off
+from math import exp, sqrt
+
+from arena.stats.chain_source import DELTA, MAX_ITERATIONS, RatingOverflow, inv_sqrt2, inv_sqrt_2pi, sqrt2
+
+__all__ = [{names}]
+'''
+
+
+def module_source() -> str:
+    """The whole text of chains.py."""
+    counts = list(GENERATED_COUNTS)
+    names = ", ".join(f'"chain_{n}"' for n in counts)
+    parts = [HEADER.format(first=counts[0], last=counts[-1], names=names)]
+    parts += ["\n" + chain_source(n) for n in counts]
+    return "\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Write (or check) arena/stats/chains.py from this generator.")
+    parser.add_argument("--write", action="store_true", help="rewrite chains.py; without it, exit 1 when it is stale")
+    args = parser.parse_args(argv)
+    text = module_source()
+    if args.write:
+        CHAINS_FILE.write_text(text)
+        return 0
+    if CHAINS_FILE.read_text() != text:
+        print(f"{CHAINS_FILE} is stale: run `python -m arena.stats.chain_source --write`", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
