@@ -118,7 +118,7 @@ def play(cfg: TournamentConfig, spec: SprtSpec, *, concurrency: int | None = Non
 
 def summarise(cfg: TournamentConfig, spec: SprtSpec, games: list[StoredGame], played_now: int = 0,
               interrupted: bool = False, duration_s: float = 0.0) -> MatchSummary:
-    tally, verdict, rounds = run_test(games, cfg.players, spec, cfg.schedule.rounds)
+    tally, verdict, rounds = run_test(games, cfg.players, spec, cfg.schedule.rounds, lambda g: g.played.points)
     counted = [g for g in games if g.round < rounds]
     faults = [sum(n for e, n in zip(g.seats, g.played.fault_counts) if e == who) for who in (NEW, OLD) for g in counted]
     half = len(faults) // 2

@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
 
 from arena.errors import MatchError
 from arena.jsonvalue import JSON
@@ -120,16 +120,16 @@ class Tally:
     def deals(self) -> int:
         return self.penta.pairs if self.seats == 2 else len(self.diffs)
 
-    def add(self, first: GameLike, second: GameLike) -> None:
-        """The two games of one round, in schedule order."""
+    def add(self, first: GameLike, second: GameLike, points: tuple[Sequence[float], Sequence[float]] | None = None) -> None:
+        """The two games of one round, in schedule order, and their points by seat where known."""
         if self.seats == 2:
             a, b = _score(first), _score(second)
             self.penta = self.penta.add(a, b)
             self.draws += (a == 0.5) + (b == 0.5)
             return
         self.diffs.append(_rank(second, 1) - _rank(first, 0))
-        pa, pb = getattr(first, "points", None), getattr(second, "points", None)
-        if pa is not None and pb is not None:
+        if points is not None:
+            pa, pb = points
             self.points.append(float(pa[first.seats.index(0)]) - float(pb[second.seats.index(1)]))
 
     def llr(self) -> float:
@@ -183,12 +183,15 @@ def _signed(x: float, digits: int = 1) -> str:
     return f"{x:+.{digits}f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
 
-def rounds_in_order(games: Sequence[GameLike]) -> list[tuple[GameLike, GameLike]]:
+Game = TypeVar("Game", bound=GameLike)
+
+
+def rounds_in_order(games: Sequence[Game]) -> list[tuple[Game, Game]]:
     """The complete rounds from round 0 on, each as its (NEW's game, OLD's game), stopping at a gap."""
-    by_round: dict[int, list[GameLike]] = {}
+    by_round: dict[int, list[Game]] = {}
     for g in games:
         by_round.setdefault(g.round, []).append(g)
-    out: list[tuple[GameLike, GameLike]] = []
+    out: list[tuple[Game, Game]] = []
     r = 0
     while len(by_round.get(r, ())) == 2:
         first, second = sorted(by_round[r], key=lambda g: g.index)
@@ -197,13 +200,15 @@ def rounds_in_order(games: Sequence[GameLike]) -> list[tuple[GameLike, GameLike]
     return out
 
 
-def run_test(games: Sequence[GameLike], seats: int, spec: SprtSpec, max_rounds: int) -> tuple[Tally, Verdict | None, int]:
+def run_test(games: Sequence[Game], seats: int, spec: SprtSpec, max_rounds: int,
+             points: Callable[[Game], Sequence[float]] | None = None) -> tuple[Tally, Verdict | None, int]:
     """The test as a run applies it: (tally at the stop, verdict, rounds used). The verdict is None
-    while rounds remain and neither bound is crossed; UNDECIDED once all `max_rounds` are in."""
+    while rounds remain and neither bound is crossed; UNDECIDED once all `max_rounds` are in.
+    `points`: a game's points by seat, where the games carry them (the figures, not the test)."""
     tally = Tally(seats, spec)
     rounds = rounds_in_order(games)
     for i, (first, second) in enumerate(rounds[:max_rounds]):
-        tally.add(first, second)
+        tally.add(first, second, None if points is None else (points(first), points(second)))
         verdict = tally.verdict()
         if verdict is not None:
             return tally, verdict, i + 1

@@ -126,3 +126,5 @@ def test_sigkill_then_the_same_command_gives_the_same_verdict_and_counts(tmp_pat
     assert at_kill < a["games"]  # the kill came before the verdict
     for key in ("verdict", "games", "deals", "llr", "rank_difference", "points_difference", "share", "faults"):
         assert a[key] == b[key], key
+    # the points are read from the stored games (a refactor once lost them: mean 0.0, no interval)
+    assert a["points_difference"]["ci95"] is not None and a["points_difference"]["mean"] > 0, a["points_difference"]

@@ -150,3 +150,13 @@ def test_run_test_stops_at_the_first_crossing_and_reports_undecided_only_at_the_
 def test_bad_bounds_are_refused_saying_what_to_fix(text: str, seats: int, needle: str) -> None:
     with pytest.raises(MatchError, match=needle):
         SprtSpec.parse(text, seats)
+
+
+def test_run_test_reads_the_points_of_each_deal_when_given_them() -> None:
+    """NEW's points minus OLD's per deal, from whatever carries the games' points (the store's `played`)."""
+    games = [G(r, 2 * r + i, (i, 2, 3), (1 if i == 0 else 3, 2, 2)) for r in range(6) for i in (0, 1)]
+    points = {g.index: (10.0 + g.index, 5.0, 0.0) if g.seats[0] == 0 else (9.0, 5.0, 3.0 + g.index) for g in games}
+    tally, _, rounds = run_test(games, 3, SprtSpec.parse("rank0=0 rank1=1.9", 3), 40, lambda g: points[g.index])
+    # deal r: NEW (entrant 0, seat 0 of game 2r) scored 10 + 2r; OLD (entrant 1, seat 0 of game 2r + 1) scored 9
+    assert tally.points == [10.0 + 2 * r - 9.0 for r in range(rounds)]
+    assert run_test(games, 3, SprtSpec.parse("rank0=0 rank1=1.9", 3), 40)[0].points == []  # none given: none kept
