@@ -128,3 +128,33 @@ def test_sigkill_then_the_same_command_gives_the_same_verdict_and_counts(tmp_pat
         assert a[key] == b[key], key
     # the points are read from the stored games (a refactor once lost them: mean 0.0, no interval)
     assert a["points_difference"]["ci95"] is not None and a["points_difference"]["mean"] > 0, a["points_difference"]
+
+
+def _moves(path: Path) -> list[tuple[int, int, object]]:
+    from arena.replay.records import Decision
+
+    return [(r.step, r.seat, r.played) for r in load_replay(path).body if isinstance(r, Decision)]
+
+
+def test_the_two_games_of_a_deal_are_played_alike_by_the_fillers_and_verify_against_the_store(tmp_path: Path) -> None:
+    """Pairing: NEW and OLD meet the same deal in the same seat against the same fillers, and fillers that
+    seed themselves from the game id (arena's random bots do) play both games alike. With NEW and OLD the
+    same program and seed, the two games of a deal are then move for move the same. Control: unpaired,
+    OLD's game is another game (its own deal and id), and the moves differ."""
+    bot = f"python3 {BOTS / 'random_bot.py'} 11"
+    moves = {}
+    for label, extra in (("paired", ()), ("unpaired", ("--unpaired",))):
+        folder = tmp_path / label
+        folder.mkdir()
+        code, out, err = match(folder, "kolpa", bot, bot, "--players", "4", "--games", "4", "--sprt", "rank0=-2.9 rank1=2.9",
+                               "--replays", str(folder / "replays"), *extra)
+        assert code in (1, 3) and out["games"] >= 4, err  # identical bots: never "better"
+        replays = sorted((folder / "replays").glob("*.jsonl"))
+        assert len(replays) >= out["games"]
+        moves[label] = [_moves(p) for p in replays[:4]]
+        for path in replays[:2]:  # a paired deal's two games share an id: each still verifies as itself
+            done = subprocess.run([*ARENA, "verify", str(path), "--store", out["store"]], capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stdout + done.stderr
+    paired, unpaired = moves["paired"], moves["unpaired"]
+    assert all(paired[2 * r] == paired[2 * r + 1] for r in range(2))
+    assert not any(unpaired[2 * r] == unpaired[2 * r + 1] for r in range(2))

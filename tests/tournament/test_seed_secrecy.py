@@ -85,7 +85,7 @@ def test_control_with_the_old_seeds_and_game_ids_the_bot_finds_every_deal(tmp_pa
     config = cup(tmp_path, attacker)
     old_ids = {g.index: f"{config.name}-{g.game_id}" for g in config.games()}
     monkeypatch.setattr(player_module, "played_seed", lambda secret, seed: seed)
-    monkeypatch.setattr(player_module, "played_game_id", lambda secret, game, index: old_ids[index])
+    monkeypatch.setattr(player_module, "played_game_id", lambda secret, game, scheduled: old_ids[scheduled.index])
     run(config, concurrency=1, quiet=True)
     found = finds(config)
     assert len(found) == 2 and all(guess == real for guess, real in found)

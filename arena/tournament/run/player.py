@@ -24,6 +24,7 @@ from arena.referee.session import BotProcess, BotSpec
 from arena.core.faults import Fault, FaultKind
 from arena.referee.referee import play_game
 from arena.core.result import GameResult
+from arena.core.scheduled import ScheduledGame
 from arena.rng import keyed_seed, opaque_game_id
 from arena.sandbox.policy import Scratch
 from arena.tournament.config.tournament import TournamentConfig
@@ -50,9 +51,12 @@ def played_seed(secret: str, schedule_seed: int) -> int:
     return keyed_seed(secret, "deal", schedule_seed)
 
 
-def played_game_id(secret: str, game: str, index: int) -> str:
-    """The game id bots see: `<game>-<16 hex>`, keyed with the secret, so it names no round or table."""
-    return opaque_game_id(game, keyed_seed(secret, "game-id", index))
+def played_game_id(secret: str, game: str, scheduled: ScheduledGame) -> str:
+    """The game id bots see: `<game>-<16 hex>`, keyed with the secret, so it names no round or table.
+    It is keyed by the game's round, table and rotation, which name one game of a tournament; the two
+    games `arena match` plays on one deal share them (and so the id: a filler that seeds itself from the
+    game id plays both alike until NEW and OLD differ, which is what pairing them is for)."""
+    return opaque_game_id(game, keyed_seed(secret, "game-id", scheduled.round, scheduled.table, scheduled.rotation))
 
 
 class GamePlayer:
@@ -124,7 +128,7 @@ class GamePlayer:
                 time_control=self.time_control,
                 policy=self.policy,
                 replay_path=replay,
-                game_id=played_game_id(self.secret, self.spec.name, game.index),
+                game_id=played_game_id(self.secret, self.spec.name, game),
                 keep_logs=self.config.keep_logs,
             )
         except OSError as exc:

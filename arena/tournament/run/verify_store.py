@@ -32,7 +32,10 @@ def check_against_store(replay: Replay, store: Store) -> StoredGame:
     """The stored game `replay` records; ReplayMismatch where the two disagree."""
     h = replay.header
     secret = store.secret()
-    game = next((g for g in store.games() if played_game_id(secret, h.game, g.index) == h.game_id), None)
+    named = [g for g in store.games() if played_game_id(secret, h.game, g.scheduled) == h.game_id]
+    recorded_seats = [seat.entrant for seat in h.seats]
+    # A match's two games of a deal share their id: the one seated as recorded, else the first (to say why not).
+    game = next((g for g in named if seat_entrants(store.entrant_names(), g.seats) == recorded_seats), named[0] if named else None)
     if game is None:
         raise ReplayMismatch(replay.source, h.line, f"'game_id': {short(h.game_id)} is no game of {store.path}")
     if game.seed != h.seed:

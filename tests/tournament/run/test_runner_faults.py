@@ -70,7 +70,7 @@ def test_a_bot_that_dies_on_its_second_game_is_charged_once_and_restarted(write_
     data = small(1)
     probe = tconfig.load(write_config(data, "probe.yaml"))
     second = [g for g in probe.games() if 3 in g.seats][1]  # bot3's second game in schedule order
-    game_id = played_game_id(SECRET, probe.game, second.index)  # the id bots see
+    game_id = played_game_id(SECRET, probe.game, second)  # the id bots see
     data["entrants"][3]["command"] = ["{python}", str(DIES), "--die-in", game_id, "--salt", "s3"]
     for entrant in data["entrants"]:  # the dying bot lies beside the others: one author's test bots
         entrant["sandbox"] = {"shared_folder": True}

@@ -139,3 +139,27 @@ def test_named_tables_keep_their_games_when_the_field_or_the_rounds_grow(
         assert set(before) <= after
     if new == 0:
         assert before == [identity(g) for g in build(big)][: len(before)]  # more rounds append: same places
+
+
+@given(n=st.integers(2, 7), k=st.integers(2, 5), rounds=st.integers(1, 3), rotations=st.sampled_from(list(Rotations)))
+@settings(max_examples=60, deadline=None)
+def test_every_game_id_of_a_tournament_is_its_own(n: int, k: int, rounds: int, rotations: Rotations) -> None:
+    """Game ids are keyed by round, table and rotation: one game each in a tournament."""
+    from arena.tournament.run.player import played_game_id
+
+    spec = ScheduleSpec(entrants=n, seats=k, rounds=rounds, rotations=rotations, fill=Fill.CYCLE)
+    ids = [played_game_id("s3cret", "kododo", g) for g in build(spec)]
+    assert len(set(ids)) == len(ids)
+
+
+@pytest.mark.parametrize("seats", [3, 4, 6])
+def test_a_matchs_two_games_of_a_deal_share_their_game_id_unless_unpaired(seats: int) -> None:
+    """So that fillers seeding themselves from the game id play NEW's and OLD's game of a deal alike
+    (seat for seat, until NEW and OLD differ): the point of pairing. Unpaired, OLD's game is its own."""
+    from arena.tournament.run.player import played_game_id
+
+    for fmt, shared in ((Format.MATCH, True), (Format.MATCH_UNPAIRED, False)):
+        spec = ScheduleSpec(entrants=4, seats=seats, rounds=5, format=fmt, fill=Fill.CYCLE)
+        ids = [played_game_id("s3cret", "kolpa", g) for g in build(spec)]
+        assert [ids[2 * r] == ids[2 * r + 1] for r in range(5)] == [shared] * 5
+        assert len(set(ids)) == (5 if shared else 10)
