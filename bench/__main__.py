@@ -127,6 +127,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "numbers": ("Numbers users can trust: coverage, calibration, false flags", ["bench.bench_numbers", "--write"]),
     "throughput": (bench_throughput.TITLE, ["bench.bench_throughput", "--write"]),
     "match": ("Does NEW beat OLD: games `arena match` needs", ["bench.bench_match", "--write"]),
+    "pairing": ("What pairing buys `arena match` (3+ players)", ["bench.bench_pairing", "--write"]),
     "stop-runs": ("The stop rule in real runs (`arena run`)", ["bench.bench_stopruns", "--write"]),
     "stderr-logs": ("Per-step stderr logs: a 10 MB stderr writer next to a timed bot", ["bench.bench_stderr_logs", "--write"]),
     "cluster": ("Many machines: the Dask executor", ["bench.bench_cluster", "--write"]),
@@ -140,7 +141,7 @@ RECORDS: dict[str, str] = {
     "deals": "issue 21's before and after: the demo tournament on the build before the slots, interleaved with the shipped one",
 }
 QUICK = {"bench.bench_stoprule", "bench.bench_numbers", "bench.bench_cluster", "bench.bench_throughput", "bench.bench_stopruns",
-         "bench.bench_stderr_logs"}
+         "bench.bench_stderr_logs", "bench.bench_pairing"}
 
 
 def issue25_targets(standings: list[Figure], report_figures: list[Figure], sandbox: list[Figure], throughput: Sequence[str] = ()) -> list[str]:

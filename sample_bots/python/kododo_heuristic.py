@@ -6,6 +6,9 @@ remaining plays, and its own later plays drawn from its hand), scores the round 
 and keeps the choice with the best average of (own points - mean of the others' points). It ignores
 that opponents choose on purpose: simple, and already far better than random.
 
+Its one argument, if given, is the number of endings it samples per choice (48 by default): fewer play
+weaker, an "older version" of the same bot to try `arena match` on.
+
 Self-contained (standard library + arenabot.py beside it), so you can copy it as a starting point.
 Seeded from the game id and seat in the start message, so its play in a game is reproducible.
 """
@@ -21,7 +24,7 @@ import arenabot
 COLOURS = "BGYOV"
 COPIES_PER_VALUE = {1: 5, 2: 6, 3: 5, 4: 2, 5: 1, 6: 1}
 FULL_DECK = Counter({f"{c}{v}": n for c in COLOURS for v, n in COPIES_PER_VALUE.items()})
-SAMPLES = 48
+SAMPLES = int(sys.argv[1]) if len(sys.argv) > 1 else 48  # sampled endings per choice: fewer play weaker (an "older version")
 
 
 def round_points(table: list[list[str]]) -> list[int]:
