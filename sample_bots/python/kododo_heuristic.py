@@ -24,7 +24,7 @@ import arenabot
 COLOURS = "BGYOV"
 COPIES_PER_VALUE = {1: 5, 2: 6, 3: 5, 4: 2, 5: 1, 6: 1}
 FULL_DECK = Counter({f"{c}{v}": n for c in COLOURS for v, n in COPIES_PER_VALUE.items()})
-SAMPLES = int(sys.argv[1]) if len(sys.argv) > 1 else 48  # sampled endings per choice: fewer play weaker (an "older version")
+SAMPLES = 48  # sampled endings per choice (the program's argument when run): fewer play weaker
 
 
 def round_points(table: list[list[str]]) -> list[int]:
@@ -102,6 +102,8 @@ class Bot:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        SAMPLES = int(sys.argv[1])
     bot = Bot()
     arenabot.run(bot.decide, name="kododo-heuristic", version="1.0", on_start=bot.on_start)
     sys.exit(0)
