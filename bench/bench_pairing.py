@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.stats import Figure, write_section
+from bench.stats import Figure, report, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -75,20 +75,14 @@ def main() -> None:
         share = (statistics.mean(x * x for x in paired) / statistics.mean(x * x for x in unpaired))
         figures += [fp, fu, Figure(f"pairing: {label}, variance paired / unpaired (games needed, as a share)", "ratio", (share,))]
         rows.append(f"| {label} | {fp.median:.2f} | {fu.median:.2f} | {100 * share:.0f}% |")
-    text = "\n".join([
-        f"Command: `{COMMAND}` ({time.perf_counter() - started:.0f} s; load average at the start {load:.2f}; {runs} runs of {deals} "
-        "deals per design and contrast, interleaved).",
-        "",
+    text = report(COMMAND, f"{time.perf_counter() - started:.0f} s; load average at the start {load:.2f}; {runs} runs of {deals} "
+                  "deals per design and contrast, interleaved", [
         "`arena match kododo NEW OLD --players 4` held to a fixed number of deals, paired (the default) and `--unpaired`. A",
         "sequential test needs games in proportion to the variance of the per-deal difference D, so the last column is the",
         "share of games pairing needs for the same verdict (the mean of the runs' variances, paired over unpaired).",
         "",
         *rows,
-        "",
-        "| figure | median | range | unit | repeats |",
-        "|---|---|---|---|---|",
-        *[f.row() for f in figures],
-    ])
+    ], figures)
     print(text)
     if args.write:
         write_section(ROOT / "BENCHMARKS.md", "pairing", "What pairing buys `arena match` (3+ players)", text)

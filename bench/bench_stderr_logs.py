@@ -27,7 +27,7 @@ from arena.referee.referee import play_game
 from arena.referee.session import BotProcess, BotSpec
 from arena.referee.stderr_log import LogBounds
 from arena.replay import read_replay
-from bench.stats import Figure, write_section
+from bench.stats import Figure, report, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 LOG_BOT = ROOT / "tests" / "referee" / "bots" / "log_bot.py"
@@ -88,19 +88,13 @@ def main() -> None:
     load = os.getloadavg()[0]
     started = time.perf_counter()
     figures, rows = run(repeats)
-    text = "\n".join([
-        f"Command: `{COMMAND}` ({time.perf_counter() - started:.0f} s; load average at the start {load:.2f}; {repeats} repeat(s)).",
-        "",
+    text = report(COMMAND, f"{time.perf_counter() - started:.0f} s; load average at the start {load:.2f}; {repeats} repeat(s)", [
         "Kodama Duo, seed 5, real processes, per-step logs kept (`play_game(keep_logs=True)`), the per-game flood limit raised",
         "so the writer stays in the game. Seat 0 sleeps 40 ms per decision and times itself; the drift is what the referee",
         "recorded minus the bot's own measure. Medians over the repeats of each game's median and p90:",
         "",
         *rows,
-        "",
-        "| figure | median | range | unit | repeats |",
-        "|---|---|---|---|---|",
-        *[f.row() for f in figures],
-    ])
+    ], figures)
     print(text)
     if args.write:
         write_section(ROOT / "BENCHMARKS.md", "stderr-logs", "Per-step stderr logs: a 10 MB stderr writer next to a timed bot", text)

@@ -22,7 +22,7 @@ from pathlib import Path
 import yaml
 
 from arena.results.store import Store
-from bench.stats import Figure, write_section
+from bench.stats import Figure, report, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = ROOT / ".venv" / "bin" / "arena"
@@ -99,21 +99,15 @@ def main() -> None:
     load = os.getloadavg()[0]
     started = time.perf_counter()
     figures, rows = run(repeats)
-    text = "\n".join([
-        f"Command: `{COMMAND}` ({time.perf_counter() - started:.0f} s; load average at the start {load:.2f}; {repeats} repeat(s), "
-        "each a fresh store: a fresh deal secret, so fresh deals).",
-        "",
+    text = report(COMMAND, f"{time.perf_counter() - started:.0f} s; load average at the start {load:.2f}; {repeats} repeat(s), "
+                  "each a fresh store: a fresh deal secret, so fresh deals", [
         "The demo configs as shipped plus `stop: {confidence: 0.95, min_rounds: 4, top: 1}` (the winner only: the three random",
         "bots of the demo fields are equal, so a rule over every adjacent pair cannot settle them), each run as a user runs it:",
         "`arena run --fresh -j 2 CONFIG`, whole process, sandboxed; interleaved with the full schedule of the same config.",
         "`tests/tournament/run/test_stopwire.py` checks that -j 1, -j 2 and a SIGKILL plus resume stop at the same round.",
         "",
         *rows,
-        "",
-        "| figure | median | range | unit | repeats |",
-        "|---|---|---|---|---|",
-        *[f.row() for f in figures],
-    ])
+    ], figures)
     print(text)
     if args.write:
         write_section(ROOT / "BENCHMARKS.md", "stop-runs", "The stop rule in real runs (`arena run`)", text)
