@@ -13,9 +13,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
-
-import yaml
+from typing import TYPE_CHECKING, Any, Mapping
 
 from arena.tournament.config.cluster import ClusterError, ClusterSpec
 from arena.errors import ConfigError, GameError
@@ -33,9 +31,10 @@ from arena.tournament.config.reader import Reader as _Reader, join as _join, kin
 from arena.sandbox.view import holds
 from arena.tournament.config.sandbox import folders_of, named_files, overlaps, private_paths, read_policy, with_outputs
 from arena.tournament.config.entrants import EntrantConfig, read_entrants
-from arena.tournament.config.stop import read_stop
 from arena.tournament.schedule.plan import CONFIG_FORMATS, Fill, Format, Rotations, ScheduleError, ScheduleSpec
-from arena.stats.stoprule import StopRule
+
+if TYPE_CHECKING:  # a worker unpickling a config does not read YAML, nor the stop rule unless it has one
+    from arena.stats.stoprule import StopRule
 
 
 # The settings a config may give; every default comes from the referee's own dataclasses, so there is
@@ -134,6 +133,8 @@ TOP_KEYS = {
 
 def load(path: str | os.PathLike[str]) -> TournamentConfig:
     """Read and check a config file; raises ConfigError naming the file and key on any problem."""
+    import yaml  # here: a worker process gets its config pickled, never parses one
+
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")
@@ -153,6 +154,8 @@ def load(path: str | os.PathLike[str]) -> TournamentConfig:
 
 def parse(data: Any, file: Path) -> TournamentConfig:
     """The config in `data`, every part read and checked; one ConfigError names every mistake at once."""
+    from arena.tournament.config.stop import read_stop
+
     r = _Reader(file)
     top: dict[str, Any] | None = r.attempt(lambda: r.mapping(data, "", TOP_KEYS, required={"game", "entrants"}), None)
     if top is None:

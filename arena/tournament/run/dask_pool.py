@@ -40,8 +40,7 @@ import uuid
 from typing import Any
 
 from arena.tournament.config.cluster import ClusterError, ClusterSpec
-from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug, WorkerLost
-from arena.tournament.run.player import PlayerSetup
+from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
 
 IN_FLIGHT_PER_WORKER = 2  # one game playing, one ready, as the local pool does
 POLL_S = 0.5  # how often a wait checks that the scheduler is still there

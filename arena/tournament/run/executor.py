@@ -10,11 +10,13 @@ with the tasks it held (`WorkerLost`), and the coordinator decides to play them 
 from __future__ import annotations
 
 from collections import deque
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from arena.tournament.run.messages import ClosingFaults, Event, GameTask
-from arena.tournament.run.player import GamePlayer, PlayerSetup, play_event
+from arena.tournament.run.messages import ClosingFaults, Event, GameTask, PlayerSetup
 from arena.tournament.run.signals import uninterrupted
+
+if TYPE_CHECKING:  # imported when games are played here: a coordinator of workers never loads the referee
+    from arena.tournament.run.player import GamePlayer
 
 
 class Executor(Protocol):
@@ -48,12 +50,16 @@ class InlineExecutor:
         self.queue: deque[GameTask] = deque()
 
     def start(self, setup: PlayerSetup) -> None:
+        from arena.tournament.run.player import GamePlayer
+
         self.player = GamePlayer(setup)
 
     def submit(self, task: GameTask) -> None:
         self.queue.append(task)
 
     def next_event(self) -> Event:
+        from arena.tournament.run.player import play_event
+
         if self.player is None:
             raise RuntimeError("InlineExecutor.start was not called")
         return play_event(self.player, self.queue.popleft())

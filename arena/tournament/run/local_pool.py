@@ -10,22 +10,50 @@ it held, and a new worker takes its place, so the run goes on at the same concur
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
+import selectors
 import signal
+import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
+from typing import Iterator
 
-from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTask, Stop, WorkerLost
-from arena.tournament.run.player import PlayerSetup
+from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTask, PlayerSetup, Stop, WorkerLost
 from arena.tournament.run.signals import sigint_ignored, uninterrupted
 from arena.exits import describe_exit
-from arena.tournament.run.local_worker import worker_main
 
 PREFETCH = 2  # tasks queued per worker: one playing, one ready
+
+
+def _worker_entry(conn: multiprocessing.connection.Connection, setup: PlayerSetup) -> None:
+    """A worker process's first call: the referee is imported there, never in the coordinator."""
+    from arena.tournament.run.local_worker import worker_main
+
+    worker_main(conn, setup)
+
+
+@contextlib.contextmanager
+def arena_script_not_rerun() -> Iterator[None]:
+    """While a worker is started: when this process is the `arena` console script, spawn does not run
+    that script again in the worker (as `__mp_main__`, to find what the main module defines): it only
+    imports the CLI, which a worker never uses (about 20 ms of imports per worker)."""
+    main = sys.modules.get("__main__")
+    cli = sys.modules.get("arena.cli")
+    path = getattr(main, "__file__", None)
+    if (main is None or cli is None or path is None or getattr(main, "__spec__", None) is not None
+            or getattr(main, "main", None) is not getattr(cli, "main", None)):
+        yield
+        return
+    del main.__file__  # spawn.get_preparation_data reads it in start(): no file, no main to run
+    try:
+        yield
+    finally:
+        main.__file__ = path
 
 
 @dataclass
@@ -35,6 +63,7 @@ class _Worker:
     conn: multiprocessing.connection.Connection
     tasks: deque[GameTask] = field(default_factory=deque)
     open: bool = True
+    watched: bool = False  # its pipe is in the pool's selector (only while it holds tasks, as it was)
 
     @property
     def label(self) -> str:
@@ -62,6 +91,7 @@ class LocalPool:
         self.workers: list[_Worker] = []
         self.started = 0
         self.pending: deque[Event] = deque()
+        self.selector = selectors.DefaultSelector()  # kept: one epoll for the run, not a poll set per event
 
     def start(self, setup: PlayerSetup) -> None:
         self.setup = setup
@@ -71,8 +101,8 @@ class LocalPool:
     def _spawn(self) -> _Worker:
         mine, theirs = self.ctx.Pipe(duplex=True)
         self.started += 1
-        proc = self.ctx.Process(target=worker_main, args=(theirs, self.setup), daemon=False, name=f"arena-worker-{self.started}")
-        with sigint_ignored():
+        proc = self.ctx.Process(target=_worker_entry, args=(theirs, self.setup), daemon=False, name=f"arena-worker-{self.started}")
+        with sigint_ignored(), arena_script_not_rerun():
             proc.start()
         theirs.close()  # only the worker holds its end: its death (or ours) closes the pipe
         return _Worker(self.started, proc, mine)
@@ -82,6 +112,9 @@ class LocalPool:
         if len(worker.tasks) >= PREFETCH:
             raise RuntimeError("LocalPool.submit beyond capacity")
         worker.tasks.append(task)
+        if not worker.watched:
+            self.selector.register(worker.conn, selectors.EVENT_READ, worker)
+            worker.watched = True
         try:
             worker.conn.send(task)
         except OSError:
@@ -89,13 +122,22 @@ class LocalPool:
 
     def next_event(self) -> Event:
         while not self.pending:
-            busy = [w for w in self.workers if w.open and w.tasks]
-            if not busy:
+            if not any(w.open and w.tasks for w in self.workers):
                 raise RuntimeError("LocalPool.next_event with no task in flight")
-            for conn in multiprocessing.connection.wait([w.conn for w in busy]):
-                worker = next(w for w in busy if w.conn is conn)
-                self._read(worker, replace=True)
+            for key, _ in self.selector.select():
+                worker: _Worker = key.data
+                if not worker.open:
+                    continue
+                if worker.tasks:
+                    self._read(worker, replace=True)
+                else:  # an idle worker is read once it is given a task (its death is found then, as it was)
+                    self._unwatch(worker)
         return self.pending.popleft()
+
+    def _unwatch(self, worker: _Worker) -> None:
+        if worker.watched:
+            self.selector.unregister(worker.conn)
+            worker.watched = False
 
     def _read(self, worker: _Worker, replace: bool) -> None:
         try:
@@ -111,6 +153,7 @@ class LocalPool:
         self.pending.append(message)
 
     def _lost(self, worker: _Worker, replace: bool) -> None:
+        self._unwatch(worker)
         worker.open = False
         worker.conn.close()
         tasks, worker.tasks = tuple(worker.tasks), deque()
@@ -144,6 +187,7 @@ class LocalPool:
                 if self.pending and isinstance(self.pending[-1], ClosingFaults):
                     break
             self._reap(w, deadline)
+        self.selector.close()
         events: list[Event] = [e for e in self.pending if not isinstance(e, WorkerLost)]
         self.pending.clear()
         return events
@@ -157,5 +201,6 @@ class LocalPool:
             w.process.kill()
             w.process.join(5.0)
         if w.open:
+            self._unwatch(w)
             w.open = False
             w.conn.close()

@@ -4,8 +4,8 @@ Every message is a frozen dataclass, so a receiver dispatches on its type, never
 item, and a dead worker shows up as `WorkerLost` instead of a malformed message. What a worker sends:
 `GameDone` (a finished game), `GameFailed` (a game that could not be played for a reason outside the
 bots: an output that cannot be written), `WorkerBug` (an exception in arena itself, with its
-traceback) and `ClosingFaults` (faults found closing its bots). What the coordinator sends: `GameTask`
-and `Stop`. What an executor reports to the coordinator: `GameDone`, `GameFailed`, `WorkerBug`,
+traceback) and `ClosingFaults` (faults found closing its bots). What the coordinator sends: `PlayerSetup`
+(once, as a worker starts), `GameTask` and `Stop`. What an executor reports to the coordinator: `GameDone`, `GameFailed`, `WorkerBug`,
 `ClosingFaults` and `WorkerLost`.
 """
 
@@ -15,7 +15,17 @@ from dataclasses import dataclass
 
 from arena.core.faults import Fault
 from arena.core.scheduled import ScheduledGame
-from arena.results.store import StoredGame
+from arena.results.stored import StoredGame
+from arena.tournament.config.tournament import TournamentConfig
+
+
+@dataclass(frozen=True)
+class PlayerSetup:
+    """What a worker needs to play any game of the tournament (sent once to each worker)."""
+
+    config: TournamentConfig
+    restart_bots: bool = False
+    secret: str = ""  # the tournament's secret (the store's): keys every game's seed and id
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import errno
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from arena.errors import ArenaError, BotStartError, OutputError
 from arena.referee.session import BotProcess, BotSpec
@@ -27,22 +27,14 @@ from arena.core.result import GameResult
 from arena.core.scheduled import ScheduledGame
 from arena.rng import keyed_seed, opaque_game_id
 from arena.sandbox.policy import Scratch
-from arena.tournament.config.tournament import TournamentConfig
-from arena.tournament.run.messages import GameDone, GameFailed, GameTask, WorkerBug
-from arena.results.store import StoredGame
+from arena.tournament.run.messages import GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug
+from arena.results.stored import StoredGame
 from arena.tournament.run.slots import Slot, Slots, discard
+
+__all__ = ["GamePlayer", "PlayerSetup", "play_event", "played_game_id", "played_seed", "stored_game"]
 
 # A write refused by the file system: the user's to fix (space, permissions), not a bug in arena.
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG}
-
-
-@dataclass(frozen=True)
-class PlayerSetup:
-    """What a worker needs to play any game of the tournament (sent once to each worker)."""
-
-    config: TournamentConfig
-    restart_bots: bool = False
-    secret: str = ""  # the tournament's secret (the store's): keys every game's seed and id
 
 
 def played_seed(secret: str, schedule_seed: int) -> int:

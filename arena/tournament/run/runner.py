@@ -36,15 +36,15 @@ from arena.tournament.schedule import plan as sched
 from arena.results.botfiles import bot_hash
 from arena.tournament.config.tournament import TournamentConfig
 from arena.tournament.run.executor import Executor, InlineExecutor
-from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug, WorkerLost
-from arena.tournament.run.player import PlayerSetup
+from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
 from arena.tournament.run.local_pool import LocalPool
 from arena.tournament.run.progress import Progress
 from arena.stats.ratings import RatingModel, Standing, leaderboard
 from arena.tournament.run.rounds import RoundEnd, RoundGate, ShouldStop
 from arena.tournament.run.signals import terminate_as_interrupt
 from arena.tournament.run.stopping import SettledHook
-from arena.results.store import StopRecord, Store, StoredGame
+from arena.results.store import StopRecord, Store
+from arena.results.stored import RatedGame, StoredGame
 from arena.stats.standings import save_cache, store_ratings, store_standings
 
 MAX_ATTEMPTS = 3  # a game whose worker is lost this many times stops the run (it may be what kills it)
@@ -180,11 +180,18 @@ def run(
             status = settled.progress
         progress = None if quiet else Progress(len(schedule), len(done), progress_stream, status=status)
 
+        unrated: list[RatedGame] = []  # finished since the ratings were last needed: rated in one go, in order
+
+        def rate_finished() -> None:
+            ratings.add_all(unrated)
+            unrated.clear()
+
         def leader() -> str:
+            rate_finished()
             top = leaderboard(ratings.current(), names)[0]
             return f"{clean(top.name, NAME_CHARS)} ({top.score:.2f})"
 
-        state = _Coordinator(store, ratings.add, progress, leader, notices if notices is not None else sys.stderr)
+        state = _Coordinator(store, unrated.append, progress, leader, notices if notices is not None else sys.stderr)
         ends = {g.round: g.index + 1 for g in schedule}  # one past each round's last index
 
         def record_stop(after: int) -> None:
@@ -212,6 +219,7 @@ def run(
             if progress is not None:
                 progress.finish()
         duration = time.monotonic() - started
+        rate_finished()
         store.record_bot_faults(state.bot_faults)
         if ratings.prefix.rated > 0 and ratings.prefix.rated == ratings.prefix.last_index + 1:
             # The run rated every game it stored, in schedule order: kept as the store's cache, the
@@ -242,7 +250,7 @@ def run(
 @dataclass
 class _Coordinator:
     store: Store
-    rate: Callable[..., None]
+    rate: Callable[..., None]  # given each finished game (`RatedGame`); the run rates them when next needed
     progress: Progress | None
     leader: Callable[[], str]
     notices: TextIO
