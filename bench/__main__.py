@@ -139,6 +139,8 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
 RECORDS: dict[str, str] = {
     "test-tiers": "the test suite's times: `make check` and fresh-clone `CI=true bash .ci/run` runs, as each session recorded them",
     "deals": "issue 21's before and after: the demo tournament on the build before the slots, interleaved with the shipped one",
+    "run-costs": "issue 25 goal 1's costs outside the referee: `arena run -j 2` CPU by process role on an earlier build, "
+                 "interleaved with this one (bench.bench_run_costs --baseline)",
 }
 QUICK = {"bench.bench_stoprule", "bench.bench_numbers", "bench.bench_cluster", "bench.bench_throughput", "bench.bench_stopruns",
          "bench.bench_stderr_logs", "bench.bench_pairing"}
