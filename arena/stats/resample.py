@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from arena.stats.intervals import DealGame
 
