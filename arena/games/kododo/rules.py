@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Sequence
 
 from arena.games.kododo.cards import COLOURS, KODODO_VALUE, VALUE, colour_limit, kododo_target
+
+KODODOS = frozenset(card for card, value in VALUE.items() if value == KODODO_VALUE)
 from arena.jsonvalue import JSON
 
 
@@ -28,7 +31,7 @@ class RoundScore:
     scored: tuple[tuple[str, ...], ...]  # per seat, the cards that go to its score pile
     excluded: tuple[str, ...]  # colours passed over: at or over the limit, or tied, in cascade order
 
-    @property
+    @cached_property
     def points(self) -> tuple[int, ...]:
         return tuple(sum(VALUE[c] for c in cards) for cards in self.scored)
 
@@ -66,14 +69,13 @@ def majority_colour(counts: dict[str, int], limit: int) -> tuple[str | None, tup
 def evaluate_round(table: Sequence[Sequence[str]]) -> RoundScore:
     """Score a round from what each seat played (`table[seat]` = that seat's cards this round)."""
     players = len(table)
-    kododos = sum(1 for cards in table for card in cards if VALUE[card] == KODODO_VALUE)
-    if kododos == kododo_target(players):
-        scored = tuple(tuple(c for c in cards if VALUE[c] == KODODO_VALUE) for cards in table)
+    played = [card for cards in table for card in cards]
+    if sum(map(KODODOS.__contains__, played)) == kododo_target(players):
+        scored = tuple(tuple(c for c in cards if c in KODODOS) for cards in table)
         return RoundScore(ScoreMode.KODODO, None, scored, ())
-    counts: dict[str, int] = {}
-    for cards in table:
-        for card in cards:
-            counts[card[0]] = counts.get(card[0], 0) + 1
+    counts = dict.fromkeys(COLOURS, 0)
+    for card in played:
+        counts[card[0]] += 1
     colour, excluded = majority_colour(counts, colour_limit(players))
     if colour is None:
         return RoundScore(ScoreMode.NONE, None, tuple(() for _ in table), excluded)
