@@ -139,6 +139,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
 RECORDS: dict[str, str] = {
     "test-tiers": "the test suite's times: `make check` and fresh-clone `CI=true bash .ci/run` runs, as each session recorded them",
     "deals": "issue 21's before and after: the demo tournament on the build before the slots, interleaved with the shipped one",
+    "engine-cost": "issue 25's engine part: the Kododo engine's CPU per decision on the build before its speed-up, interleaved with this one",
 }
 QUICK = {"bench.bench_stoprule", "bench.bench_numbers", "bench.bench_cluster", "bench.bench_throughput", "bench.bench_stopruns",
          "bench.bench_stderr_logs", "bench.bench_pairing"}
