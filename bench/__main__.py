@@ -141,6 +141,7 @@ RECORDS: dict[str, str] = {
     "deals": "issue 21's before and after: the demo tournament on the build before the slots, interleaved with the shipped one",
     "run-costs": "issue 25 goal 1's costs outside the referee: `arena run -j 2` CPU by process role on an earlier build, "
                  "interleaved with this one (bench.bench_run_costs --baseline)",
+    "engine-cost": "issue 25's engine part: the Kododo engine's CPU per decision on the build before its speed-up, interleaved with this one",
 }
 QUICK = {"bench.bench_stoprule", "bench.bench_numbers", "bench.bench_cluster", "bench.bench_throughput", "bench.bench_stopruns",
          "bench.bench_stderr_logs", "bench.bench_pairing"}

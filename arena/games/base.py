@@ -11,7 +11,7 @@ from __future__ import annotations
 import abc
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, NamedTuple, Sequence
 
 from arena.errors import GameOptionError, IllegalAction, SeatCountError
 from arena.core.ranking import competition_ranks
@@ -76,9 +76,11 @@ class Option:
         return out
 
 
-@dataclass(frozen=True)
-class Event:
-    """Something that became known: to everyone (`to is None`) or to one seat only."""
+class Event(NamedTuple):
+    """Something that became known: to everyone (`to is None`) or to one seat only.
+
+    Immutable like a frozen dataclass, and several times cheaper to make: a Kododo step makes five.
+    """
 
     kind: str
     data: Mapping[str, JSON]

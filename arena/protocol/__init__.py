@@ -13,7 +13,7 @@ import itertools
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from arena.jsonvalue import JSON, dumps
 
@@ -33,6 +33,12 @@ MAX_ID = 2**53 - 1  # ids are integers 0 <= id <= MAX_ID (JSON true and 3.0 are 
 MAX_INT = 2**53 - 1  # integers inside an action: -MAX_INT <= n <= MAX_INT
 MAX_ACTION_DEPTH = 16  # arrays and objects nest at most this deep in an action ([] is depth 1)
 MAX_ACTION_BYTES = 16_384  # an action's canonical encoding is at most this many bytes
+# A flat list of at most _FLAT_ITEMS strings of at most _FLAT_CHARS characters is within every bound
+# without a walk: its encoding is at most _FLAT_WORST bytes (each character escaped as \uXXXX at worst).
+_FLAT_ITEMS = 16
+_FLAT_CHARS = 128
+_FLAT_WORST = 2 * _FLAT_ITEMS + 2 + _FLAT_ITEMS * (6 * _FLAT_CHARS + 2)
+assert _FLAT_WORST <= MAX_ACTION_BYTES
 # Said beside "no hello within ... ms" of a bot still running: the first mistake of nearly every new bot.
 NO_HELLO_HINT = ("the likely cause: it is running but its hello never reached arena: flush stdout after every line "
                  "(Python: print(..., flush=True); C: fflush(stdout); Java: System.out.flush(); "
@@ -127,9 +133,9 @@ def parse_hello(message: Any) -> BotHello:
     return BotHello(name=name, version=version, protocol=protocol)
 
 
-@dataclass(frozen=True)
-class Answer:
-    """A well-formed answer line: the id it answers and its action (checked by `check_action`)."""
+class Answer(NamedTuple):
+    """A well-formed answer line: the id it answers and its action (checked by `check_action`).
+    A named tuple: one is made for every decision, and a tuple is the cheapest record to make."""
 
     request_id: int
     action: JSON
@@ -166,10 +172,17 @@ def check_action(action: JSON) -> None:
 
     The exact size (an encoding) is only measured when an upper bound on it, kept during the walk,
     could pass the limit: a small action (a number, a short list) is judged without encoding it."""
-    if type(action) is int:  # the common answer: one number
+    kind = type(action)
+    if kind is int:  # the common answer: one number
         if not -MAX_INT <= action <= MAX_INT:
             raise ProtocolViolation(f"the action has an integer outside +-(2^53-1): {preview(action)}")
         return
+    if kind is list and len(action) <= _FLAT_ITEMS:  # the other common one: a few short strings
+        for item in action:
+            if type(item) is not str or len(item) > _FLAT_CHARS:
+                break
+        else:
+            return  # within every bound: depth 1, and at most _FLAT_WORST bytes
     stack: list[tuple[JSON, int]] = [(action, 0)]
     budget = MAX_ACTION_BYTES  # rough size so far: stops the walk of a huge value early
     worst = 0  # an upper bound on the canonical encoding's size

@@ -75,10 +75,11 @@ class SeatClock:
         # `used` is at most the allowance, which is at most the bank: the bank never goes negative.
         self.bank_ms = self.bank_ms - used + self.control.increment_ms
 
-    def report(self) -> dict[str, JSON]:
-        """What the bot is told in each request (whole milliseconds)."""
+    def report(self, allowance_ms: float | None = None) -> dict[str, JSON]:
+        """What the bot is told in each request (whole milliseconds); `allowance_ms`: the decision's
+        allowance when it is not the clock's own (the game's wall-clock limit cut it)."""
         return {
-            "remaining_ms": int(self.allowance_ms()),
+            "remaining_ms": int(self.allowance_ms() if allowance_ms is None else allowance_ms),
             "decision_ms": self.control.decision_ms,
             "bank_ms": None if self.bank_ms is None else int(self.bank_ms),
             "increment_ms": self.control.increment_ms,

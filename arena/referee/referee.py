@@ -209,8 +209,6 @@ class _Game:
             if left is not None and left < allowance:
                 allowance = max(left, 0.0)
                 seat.game_cut = True
-            report = seat.clock.report()
-            report["remaining_ms"] = int(allowance)
             rid = seat.bot.new_request_id()
             events, seat.events = seat.events, []
             data = dumps_line(
@@ -222,7 +220,7 @@ class _Game:
                     step=step,
                     view=state.view(s),
                     legal=state.legal_actions(s),
-                    clock=report,
+                    clock=seat.clock.report(allowance),
                     events=events,
                 )
             )

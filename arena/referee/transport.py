@@ -28,7 +28,7 @@ from __future__ import annotations
 import enum
 import selectors
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import NamedTuple, Protocol, Sequence
 
 from arena.referee.clock import Clock
 from arena.core.limits import Limits
@@ -82,9 +82,9 @@ class Arrival:  # not frozen: one is made for every line read, and a frozen data
     line: bytes | None = None  # a LINE's bytes (None: over the budget), or the bytes a STDERR read got
 
 
-@dataclass(frozen=True)
-class Batch:
-    """What one wait found. Every watched pipe without an arrival was empty at `checked_at`."""
+class Batch(NamedTuple):
+    """What one wait found. Every watched pipe without an arrival was empty at `checked_at`.
+    (A named tuple: several are made every step.)"""
 
     arrivals: Sequence[Arrival]
     checked_at: float

@@ -23,9 +23,12 @@ CARDS_PER_TURN = (2, 1, 1)  # turn 1 plays two cards, turns 2 and 3 one each
 VALUE: dict[str, int] = {f"{c}{v}": v for c in COLOURS for v in COPIES_PER_VALUE}
 
 
+DECK = tuple(f"{c}{v}" for c in COLOURS for v, n in COPIES_PER_VALUE.items() for _ in range(n))
+
+
 def full_deck() -> list[str]:
     """The 100 cards in a fixed order (the seeded shuffle makes the deal)."""
-    return [f"{c}{v}" for c in COLOURS for v, n in COPIES_PER_VALUE.items() for _ in range(n)]
+    return list(DECK)
 
 
 def kododo_target(players: int) -> int:

@@ -8,11 +8,12 @@ tried, a colour with no card never scores, and a round may score nothing at all.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from arena.games.kododo.cards import COLOURS, KODODO_VALUE, VALUE, colour_limit, kododo_target
 from arena.jsonvalue import JSON
+
+KODODOS = frozenset(card for card, value in VALUE.items() if value == KODODO_VALUE)
 
 
 class ScoreMode(enum.Enum):
@@ -21,16 +22,17 @@ class ScoreMode(enum.Enum):
     NONE = "none"  # nothing scored this round
 
 
-@dataclass(frozen=True)
-class RoundScore:
+class RoundScore(NamedTuple):
     mode: ScoreMode
     colour: str | None  # the scoring colour in COLOUR mode
     scored: tuple[tuple[str, ...], ...]  # per seat, the cards that go to its score pile
     excluded: tuple[str, ...]  # colours passed over: at or over the limit, or tied, in cascade order
+    points: tuple[int, ...]  # per seat, the value of its scored cards
 
-    @property
-    def points(self) -> tuple[int, ...]:
-        return tuple(sum(VALUE[c] for c in cards) for cards in self.scored)
+    @classmethod
+    def of(cls, mode: ScoreMode, colour: str | None, scored: tuple[tuple[str, ...], ...], excluded: tuple[str, ...]) -> "RoundScore":
+        """The score with its points added up once (the engine and the JSON form both need them)."""
+        return cls(mode, colour, scored, excluded, tuple([sum([VALUE[c] for c in cards]) for cards in scored]))
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -48,13 +50,12 @@ def majority_colour(counts: dict[str, int], limit: int) -> tuple[str | None, tup
     Colours at or over the limit drop out first; then, from the highest count down, a count held by
     one colour alone wins and a count shared by several colours drops them all.
     """
-    over = tuple(c for c in COLOURS if counts.get(c, 0) >= limit)
+    excluded = [c for c in COLOURS if counts.get(c, 0) >= limit]
     by_count: dict[int, list[str]] = {}
     for c in COLOURS:
         n = counts.get(c, 0)
         if 0 < n < limit:
             by_count.setdefault(n, []).append(c)
-    excluded = list(over)
     for n in sorted(by_count, reverse=True):
         colours = by_count[n]
         if len(colours) == 1:
@@ -66,16 +67,15 @@ def majority_colour(counts: dict[str, int], limit: int) -> tuple[str | None, tup
 def evaluate_round(table: Sequence[Sequence[str]]) -> RoundScore:
     """Score a round from what each seat played (`table[seat]` = that seat's cards this round)."""
     players = len(table)
-    kododos = sum(1 for cards in table for card in cards if VALUE[card] == KODODO_VALUE)
-    if kododos == kododo_target(players):
-        scored = tuple(tuple(c for c in cards if VALUE[c] == KODODO_VALUE) for cards in table)
-        return RoundScore(ScoreMode.KODODO, None, scored, ())
-    counts: dict[str, int] = {}
-    for cards in table:
-        for card in cards:
-            counts[card[0]] = counts.get(card[0], 0) + 1
+    played = [card for cards in table for card in cards]
+    if sum(map(KODODOS.__contains__, played)) == kododo_target(players):
+        scored = tuple([tuple([c for c in cards if c in KODODOS]) for cards in table])
+        return RoundScore.of(ScoreMode.KODODO, None, scored, ())
+    counts = dict.fromkeys(COLOURS, 0)
+    for card in played:
+        counts[card[0]] += 1
     colour, excluded = majority_colour(counts, colour_limit(players))
     if colour is None:
-        return RoundScore(ScoreMode.NONE, None, tuple(() for _ in table), excluded)
-    scored = tuple(tuple(c for c in cards if c[0] == colour) for cards in table)
-    return RoundScore(ScoreMode.COLOUR, colour, scored, excluded)
+        return RoundScore.of(ScoreMode.NONE, None, ((),) * players, excluded)
+    scored = tuple([tuple([c for c in cards if c[0] == colour]) for cards in table])
+    return RoundScore.of(ScoreMode.COLOUR, colour, scored, excluded)

@@ -50,7 +50,7 @@ class KododoState(GameState):
     __slots__ = (
         "n", "long", "target", "max_deals", "rng", "deal", "round", "round_in_deal", "turn", "last_round",
         "hands", "draw", "removed", "table", "piles", "banked_points", "banked_cards", "totals",
-        "total_cards", "discard", "history", "over",
+        "total_cards", "discard", "history", "over", "seats", "kododo_target", "limit",
     )
 
     def __init__(self, players: int, options: Mapping[str, Any], seed: int) -> None:
@@ -76,6 +76,9 @@ class KododoState(GameState):
         self.discard: list[str] = []
         self.history: list[dict[str, JSON]] = []
         self.over = False
+        self.seats = tuple(range(players))  # constants of the game, so that hot calls need not rebuild them
+        self.kododo_target = kododo_target(players)
+        self.limit = colour_limit(players)
         self._new_deal()
 
     # --- the flow of the game -------------------------------------------------------------------
@@ -109,20 +112,22 @@ class KododoState(GameState):
         self.last_round = not self.draw
 
     def _end_round(self) -> list[Event]:
-        result = evaluate_round(self.table)
-        for seat in range(self.n):
-            scored = result.scored[seat]
-            self.piles[seat].extend(scored)
-            self.totals[seat] += result.points[seat]
-            self.total_cards[seat] += len(scored)
-            for card in self.table[seat]:
-                if card not in scored:
-                    self.discard.append(card)
-        record = {"deal": self.deal, "round": self.round, "played": [list(cards) for cards in self.table], **result.to_json()}
+        table = self.table
+        result = evaluate_round(table)
+        for seat, (scored, points) in enumerate(zip(result.scored, result.points)):
+            if scored:
+                self.piles[seat] += scored
+                self.totals[seat] += points
+                self.total_cards[seat] += len(scored)
+                self.discard += [card for card in table[seat] if card not in scored]
+            else:
+                self.discard += table[seat]
+        # The table's lists go to the record as they are: the table starts afresh and never touches them again.
+        record = {"deal": self.deal, "round": self.round, "played": table, **result.to_json()}
         self.history.append(record)
         events = [Event("round_scored", {**record, "totals": self.points()})]
-        self.table = [[] for _ in range(self.n)]
-        best = max(self.points())
+        self.table = [[] for _ in table]
+        best = max(self.totals)
         if self.last_round:
             for hand in self.hands:
                 self.discard.extend(hand)  # the fifth card, face down, unscored
@@ -144,7 +149,7 @@ class KododoState(GameState):
         return self.n
 
     def to_move(self) -> tuple[Seat, ...]:
-        return () if self.over else tuple(range(self.n))
+        return () if self.over else self.seats
 
     def cards_to_play(self) -> int:
         return CARDS_PER_TURN[self.turn - 1]
@@ -159,11 +164,27 @@ class KododoState(GameState):
         if self.over:
             return []
         hand = self.hands[seat]  # kept sorted, so combinations come out in canonical order
-        if self.cards_to_play() == 1:
+        if CARDS_PER_TURN[self.turn - 1] == 1:
             return [[card] for card in dict.fromkeys(hand)]
-        return [list(pair) for pair in dict.fromkeys(combinations(hand, 2))]
+        return [[first, second] for first, second in dict.fromkeys(combinations(hand, 2))]
+
+    def _surely_legal(self, seat: Seat, action: JSON) -> bool:
+        """The common case, cheaply: a valid seat plays cards it holds. False means `check` must look closer."""
+        if type(seat) is not int or not 0 <= seat < self.n or type(action) is not list or self.over:
+            return False
+        hand = self.hands[seat]  # holds only card names, so `in hand` also proves a card is a known name
+        if len(action) != CARDS_PER_TURN[self.turn - 1]:
+            return False
+        if len(action) == 1:
+            return action[0] in hand
+        first, second = action
+        if first == second:
+            return hand.count(first) >= 2
+        return first in hand and second in hand
 
     def check(self, seat: Seat, action: JSON) -> None:
+        if self._surely_legal(seat, action):
+            return
         if self.over:
             raise IllegalAction(seat, action, "the game is over")
         if not isinstance(seat, int) or not 0 <= seat < self.n:
@@ -186,22 +207,21 @@ class KododoState(GameState):
         if self.over:
             raise GameOver("the Kododo game is over: no more actions")
         self.check_all(actions)
-        n = self.n
-        count = self.cards_to_play()
+        count = CARDS_PER_TURN[self.turn - 1]
         played = []
-        for seat in range(n):
-            hand = self.hands[seat]
+        for seat, hand, on_table in zip(self.seats, self.hands, self.table):
             cards = sorted(actions[seat])
             for card in cards:
                 hand.remove(card)
-            self.table[seat].extend(cards)
+            on_table += cards
             played.append(cards)
         events = [Event("reveal", {"round": self.round, "turn": self.turn, "cards": played})]
         if not self.last_round:
-            for seat in range(n):
-                drawn = [self.draw.pop() for _ in range(count)]
-                hand = self.hands[seat]
-                hand.extend(drawn)
+            draw = self.draw
+            for seat, hand in enumerate(self.hands):
+                drawn = draw[: -count - 1 : -1]  # the top `count` cards, in the order they are taken
+                del draw[-count:]
+                hand += drawn
                 hand.sort()
                 events.append(Event("draw", {"cards": drawn}, to=seat))
         if self.turn == len(CARDS_PER_TURN):
@@ -219,21 +239,21 @@ class KododoState(GameState):
         return {
             "seat": seat,
             "player_count": self.n,  # `start.players` is the names list; this is their number
-            "hand": list(self.hands[seat]),
-            "play": 0 if self.over else self.cards_to_play(),
+            "hand": self.hands[seat][:],
+            "play": 0 if self.over else CARDS_PER_TURN[self.turn - 1],
             "deal": self.deal,
             "round": self.round,
             "round_in_deal": self.round_in_deal,
             "turn": self.turn,
             "last_round": self.last_round,
-            "table": [list(cards) for cards in self.table],
-            "points": self.points(),
-            "pile_cards": self.pile_cards(),
-            "hand_sizes": [len(hand) for hand in self.hands],
+            "table": [cards[:] for cards in self.table],
+            "points": self.totals[:],
+            "pile_cards": self.total_cards[:],
+            "hand_sizes": list(map(len, self.hands)),
             "draw_pile": len(self.draw),
-            "kododo_target": kododo_target(self.n),
-            "limit": colour_limit(self.n),
-            "history": list(self.history),  # a copy: a view kept across steps must not grow with the game
+            "kododo_target": self.kododo_target,
+            "limit": self.limit,
+            "history": self.history[:],  # a copy: a view kept across steps must not grow with the game
         }
 
     def outcome(self) -> Outcome:
