@@ -10,7 +10,8 @@ earlier build) and once with this tree, the order alternating. CPU comes from /p
 reads it (schedstat, every ~20 ms, each pid's last value), by role: the coordinator (the `arena` process
 itself: schedule, store, ratings, progress, standings), its workers (every other Python process: the
 two workers, multiprocessing's resource tracker), bubblewrap, the bots; each over the store's own
-`SUM(decisions)`. Both builds are byte-compiled first. A record, not a target: `python -m bench` keeps the section as it is.
+`SUM(decisions)`. Before each, a 1-round run (4 games) gives what a run pays once (start-up, the
+workers' imports and bots, the standings) in ms of CPU. Both builds are byte-compiled first. A record, not a target: `python -m bench` keeps the section as it is.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ TITLE = "What `arena run -j 2` costs outside the referee: CPU per decision by pr
 ROLES = ("coordinator", "workers", "bwrap", "bots", "other")
 
 
-def run_once(folder: Path, config: Path, bot: str, baseline: Path | None) -> dict[str, float]:
-    """CPU us/decision by role of one `arena run CONFIG -j 2 --fresh`, with the baseline build on the path if given."""
+def run_once(folder: Path, config: Path, bot: str, baseline: Path | None) -> tuple[dict[str, float], int]:
+    """(CPU s by role, decisions) of one `arena run CONFIG -j 2 --fresh`, with the baseline build on the path if given."""
     env = dict(os.environ)
     if baseline is not None:
         env["PYTHONPATH"] = str(baseline)
@@ -48,7 +49,7 @@ def run_once(folder: Path, config: Path, bot: str, baseline: Path | None) -> dic
     thread.join()
     if proc.returncode != 0:
         raise RuntimeError(f"arena run exited with {proc.returncode}: {err[-2000:]}")
-    with sqlite3.connect(folder / "throughput.sqlite") as db:
+    with sqlite3.connect(folder / f"{config.stem}.sqlite") as db:
         (decisions,) = db.execute("SELECT SUM(decisions) FROM games").fetchone()
     cpu = dict.fromkeys(ROLES, 0.0)
     for pid, (comm, seconds) in poller.last.items():
@@ -63,7 +64,7 @@ def run_once(folder: Path, config: Path, bot: str, baseline: Path | None) -> dic
         else:
             role = "other"
         cpu[role] += seconds
-    return {role: 1e6 * s / decisions for role, s in cpu.items()}
+    return cpu, int(decisions)
 
 
 def summary(figures: list[Figure], labels: list[str]) -> list[str]:
@@ -73,7 +74,7 @@ def summary(figures: list[Figure], labels: list[str]) -> list[str]:
     lines = []
     for role in (*ROLES[:4], "coordinator + workers (arena's own)"):
         b, a = median[f"{before}: {role}"], median[f"{after}: {role}"]
-        lines.append(f"- {role}: {fmt(b)} -> {fmt(a)} us/decision ({fmt(a - b)}), medians of interleaved runs")
+        lines.append(f"- {role}: {fmt(b)} -> {fmt(a)} us/decision ({a - b:+.2f}), medians of interleaved runs")
     return lines
 
 
@@ -100,10 +101,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-run-costs-") as tmp:
         folder = Path(tmp)
         config = write_config(folder, bot, args.rounds)
+        one = write_config(folder, bot, 1, name="one-round")
         for r in range(args.repeats):
             order = list(builds.items()) if r % 2 == 0 else list(builds.items())[::-1]
             for label, path in order:
-                us = run_once(folder, config, bot, path)
+                fixed, _ = run_once(folder, one, bot, path)  # what a run pays once: start-up, workers, standings
+                for role in ("coordinator", "workers"):
+                    values.setdefault((f"{label}, a 1-round run (4 games): {role}", "ms of CPU"), []).append(1e3 * fixed[role])
+                cpu, decisions = run_once(folder, config, bot, path)
+                us = {role: 1e6 * seconds / decisions for role, seconds in cpu.items()}
                 for role in ROLES:
                     values.setdefault((f"{label}: {role}", "us/decision"), []).append(us[role])
                 values.setdefault((f"{label}: coordinator + workers (arena's own)", "us/decision"), []).append(
