@@ -24,7 +24,7 @@ from typing import Sequence
 import subprocess
 
 from bench import bench_engine, bench_ratings, bench_referee, bench_report, bench_sandbox, bench_standings, bench_throughput, bench_tournament
-from bench.stats import Figure, fmt, report, write_section
+from bench.stats import Figure, byte_compile, fmt, report, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -196,6 +196,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown sections {sorted(unknown)}; choose from {', '.join(SECTIONS)}")
     out = Path(args.output)
+    byte_compile()
     repeats = 2 if args.quick else 5
     started, load = time.perf_counter(), os.getloadavg()
     figures: list[Figure] = []

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from bench.bench_throughput import ARENA, ROOT, TreeCpu, _pids, write_config
-from bench.stats import Figure, fmt, report, write_section
+from bench.stats import Figure, byte_compile, fmt, report, write_section
 
 TITLE = "What `arena run -j 2` costs outside the referee: CPU per decision by process role, before and after (issue 25, goal 1)"
 ROLES = ("coordinator", "workers", "bwrap", "bots", "other")
@@ -91,9 +91,7 @@ def main() -> None:
     from bench.bench_referee import ensure_c_bot
 
     bot = ensure_c_bot()
-    # Both builds byte-compiled, as an installed package is: with PYTHONDONTWRITEBYTECODE set and no
-    # __pycache__, every process would compile arena's sources again (tens of ms each).
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "arena"), str(args.baseline / "arena")], check=True)
+    byte_compile(args.baseline / "arena")  # both builds, as installed packages are
     load = Path("/proc/loadavg").read_text().split()
     started = time.perf_counter()
     values: dict[tuple[str, str], list[float]] = {}

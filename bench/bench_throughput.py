@@ -12,6 +12,8 @@ with its defaults (sandboxed wherever bubblewrap runs), next to its two anchors 
     missed (the workers and the kept-alive bots live the whole run; arena's exit after its standings does
     not); the poller's own CPU is shown. arena's CPU is given per decision over the whole run (its start-up
     included, as a user pays it) and marginal: less that of a 5-round run, per extra decision.
+  - arena --no-pin: the same run with every process free to run on any core (the default puts each worker and
+    its bots on a core of their own, `arena.tournament.run.affinity`): what pinning buys, in the same repeat.
   - raw fan-out: two processes (as `-j 2`), each a plain `selectors` loop over 4 of the same C bots started
     directly (no sandbox): the protocol's hello, then real Kododo traffic captured once from `arena run`
     (start, every step's request to all 4 seats, end), writing the step's 4 requests and reading the 4
@@ -46,7 +48,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.stats import Figure, fmt, marked_sections, report, write_section
+from bench.stats import Figure, byte_compile, fmt, marked_sections, report, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = ROOT / ".venv" / "bin" / "arena"
@@ -202,9 +204,9 @@ class ArenaRun:
     poller: float
 
 
-def run_arena(folder: Path, bot: str, rounds: int) -> ArenaRun:
+def run_arena(folder: Path, bot: str, rounds: int, *flags: str) -> ArenaRun:
     config = write_config(folder, bot, rounds)
-    wall, out, cpu, poller = timed([str(ARENA), "run", str(config), "-j", "2", "--fresh"],
+    wall, out, cpu, poller = timed([str(ARENA), "run", str(config), "-j", "2", "--fresh", *flags],
                                          {"arena": "python", "bwrap": "bwrap", Path(bot).name[:15]: "bot"}, folder)
     with sqlite3.connect(folder / "throughput.sqlite") as db:
         games, decisions = db.execute("SELECT COUNT(*), COALESCE(SUM(decisions), 0) FROM games").fetchone()
@@ -355,7 +357,7 @@ def run(repeats: int, seconds: float) -> tuple[list[Figure], list[str], str]:
         arena_name = f"arena run -j 2, Kododo 4p, instant C bots, defaults ({rounds} rounds x 4 rotations)"
         for r in range(repeats):
             rates: dict[str, float] = {}
-            parts = ["arena", "raw"] + (["fastchess"] if anchored else [])
+            parts = ["arena", "unpinned", "raw"] + (["fastchess"] if anchored else [])
             for part in parts[r % len(parts):] + parts[: r % len(parts)]:
                 if part == "arena":
                     a = run_arena(folder, bot, rounds)
@@ -370,6 +372,13 @@ def run(repeats: int, seconds: float) -> tuple[list[Figure], list[str], str]:
                         1e6 * (a.cpu["python"] - small.cpu["python"]) / (a.decisions - small.decisions))
                     add(f"{arena_name}: CPU of the whole tree", "us/decision", 1e6 * sum(a.cpu.values()) / a.decisions)
                     add(f"{arena_name}: the /proc poller's own CPU", "% of one core", 100 * a.poller / a.wall)
+                elif part == "unpinned":  # the same run with --no-pin: what one core per worker buys
+                    u = run_arena(folder, bot, rounds, "--no-pin")
+                    rates["unpinned"] = u.decisions / u.wall
+                    unpinned = "arena run -j 2 --no-pin, the same tournament (every process on any core)"
+                    add(f"{unpinned}, whole process", "decisions/s", rates["unpinned"])
+                    add(f"{unpinned}: CPU of arena's own processes (python)", "us/decision", 1e6 * u.cpu.get("python", 0.0) / u.decisions)
+                    add(f"{unpinned}: CPU of the bots", "us/decision", 1e6 * u.cpu.get("bot", 0.0) / u.decisions)
                 elif part == "raw":
                     rates["raw"], cpu = run_fanout(traffic, bot, seconds / 2)
                     add("raw fan-out loop: 2 processes x 4 C bots, unsandboxed, captured Kododo traffic", "decisions/s", rates["raw"])
@@ -383,6 +392,7 @@ def run(repeats: int, seconds: float) -> tuple[list[Figure], list[str], str]:
                     add(f"{name}: CPU of the engines", "us/move", 1e6 * fc_cpu.get("engine", 0.0) / n)
             add("arena decisions/s / raw fan-out decisions/s (same repeat)", "ratio", rates["arena"] / rates["raw"])
             add("the same, the runner's own rate / raw fan-out", "ratio", rates["runner"] / rates["raw"])
+            add("arena decisions/s, defaults (a core per worker) / with --no-pin (same repeat)", "ratio", rates["arena"] / rates["unpinned"])
             if anchored:
                 add("arena decisions/s / fastchess moves/s (same repeat)", "ratio", rates["arena"] / rates["fastchess"])
             print(f"repeat {r + 1}/{repeats}: " + ", ".join(f"{k} {fmt(v)}" for k, v in rates.items()), file=sys.stderr, flush=True)
@@ -439,6 +449,7 @@ def main() -> None:
     if args.fanout is not None:
         fanout(args.fanout, args.bot, args.seconds)
         return
+    byte_compile()
     load = Path("/proc/loadavg").read_text().split()
     started = time.perf_counter()
     figures, rows, boxed = run(2 if args.quick else 5, 3.0 if args.quick else 6.0)

@@ -24,6 +24,12 @@ from arena.tournament.run import runner
 @click.option(
     "--concurrency", "-j", type=click.IntRange(min=1), default=None, help="Games played at once (default: the config's, else one per core)."
 )
+@click.option(
+    "--no-pin", is_flag=True,
+    help="Let every worker and its bots run on any CPU (default: with one worker per CPU and every bot bounded to "
+    "one CPU by its sandbox, each worker and its bots share a CPU of their own: faster hand-offs, and no game's "
+    "bots on another's CPU).",
+)
 @click.option("--restart-bots", is_flag=True, default=None, help="Start fresh bot processes for every game (slow; for benchmarks).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option(
@@ -42,8 +48,8 @@ from arena.tournament.run import runner
     "secret: give it again with --fresh to replay the same deals (`arena secret STORE` prints it).",
 )
 def run_command(
-    config: str, fresh: bool, concurrency: int | None, restart_bots: bool | None, quiet: bool, cluster: str | None,
-    secret: str | None,
+    config: str, fresh: bool, concurrency: int | None, no_pin: bool, restart_bots: bool | None, quiet: bool,
+    cluster: str | None, secret: str | None,
 ) -> None:
     """Play the tournament CONFIG describes; rerun the same command to resume an interrupted run."""
     cfg = tconfig.load(config)
@@ -60,7 +66,7 @@ def run_command(
         executor = DaskExecutor(ClusterSpec.parse(where))
     summary = runner.run(
         cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet, executor=executor,
-        secret=secret,
+        secret=secret, pin=not no_pin,
     )
     rate = f", {summary.games_per_second:.1f} games/s" if summary.played else ""
     reused = f", {summary.reused} kept from the earlier config" if summary.reused else ""

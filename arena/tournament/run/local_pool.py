@@ -21,17 +21,21 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTask, PlayerSetup, Stop, WorkerLost
+from arena.tournament.run.affinity import pin
 from arena.tournament.run.signals import sigint_ignored, uninterrupted
 from arena.exits import describe_exit
 
 PREFETCH = 2  # tasks queued per worker: one playing, one ready
 
 
-def _worker_entry(conn: multiprocessing.connection.Connection, setup: PlayerSetup) -> None:
-    """A worker process's first call: the referee is imported there, never in the coordinator."""
+def _worker_entry(conn: multiprocessing.connection.Connection, setup: PlayerSetup, cpu: int | None = None) -> None:
+    """A worker process's first call: the referee is imported there, never in the coordinator. With a
+    `cpu` (`affinity.worker_cpus`), the worker and every bot it starts run on that CPU only."""
+    if cpu is not None:
+        pin(cpu)
     from arena.tournament.run.local_worker import worker_main
 
     worker_main(conn, setup)
@@ -61,6 +65,7 @@ class _Worker:
     number: int
     process: BaseProcess
     conn: multiprocessing.connection.Connection
+    cpu: int | None = None  # the CPU it and its bots run on; a worker taking its place gets the same
     tasks: deque[GameTask] = field(default_factory=deque)
     open: bool = True
     watched: bool = False  # its pipe is in the pool's selector (only while it holds tasks, as it was)
@@ -81,10 +86,14 @@ def _exit_detail(process: BaseProcess) -> str:
 class LocalPool:
     """`Executor` over N local worker processes (spawned, so nothing of the coordinator leaks in)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, cpus: Sequence[int] | None = None) -> None:
+        """`cpus`: the CPU of each worker (`affinity.worker_cpus`), or None: workers run on any CPU."""
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
+        if cpus is not None and len(cpus) != workers:
+            raise ValueError("a pool pins each of its workers to one CPU, or none")
         self.size = workers
+        self.cpus: tuple[int | None, ...] = tuple(cpus) if cpus is not None else (None,) * workers
         self.capacity = workers * PREFETCH
         self.ctx = multiprocessing.get_context("spawn")
         self.setup: PlayerSetup | None = None
@@ -95,17 +104,18 @@ class LocalPool:
 
     def start(self, setup: PlayerSetup) -> None:
         self.setup = setup
-        for _ in range(self.size):
-            self.workers.append(self._spawn())
+        for cpu in self.cpus:
+            self.workers.append(self._spawn(cpu))
 
-    def _spawn(self) -> _Worker:
+    def _spawn(self, cpu: int | None) -> _Worker:
         mine, theirs = self.ctx.Pipe(duplex=True)
         self.started += 1
-        proc = self.ctx.Process(target=_worker_entry, args=(theirs, self.setup), daemon=False, name=f"arena-worker-{self.started}")
+        proc = self.ctx.Process(target=_worker_entry, args=(theirs, self.setup, cpu), daemon=False,
+                                name=f"arena-worker-{self.started}")
         with sigint_ignored(), arena_script_not_rerun():
             proc.start()
         theirs.close()  # only the worker holds its end: its death (or ours) closes the pipe
-        return _Worker(self.started, proc, mine)
+        return _Worker(self.started, proc, mine, cpu)
 
     def submit(self, task: GameTask) -> None:
         worker = min((w for w in self.workers if w.open), key=lambda w: len(w.tasks))
@@ -160,7 +170,7 @@ class LocalPool:
         self.pending.append(WorkerLost(worker.label, _exit_detail(worker.process), tasks))
         self.workers.remove(worker)
         if replace:
-            self.workers.append(self._spawn())
+            self.workers.append(self._spawn(worker.cpu))
 
     def close(self, interrupted: bool) -> list[Event]:
         with uninterrupted():

@@ -37,6 +37,7 @@ from arena.results.botfiles import bot_hash
 from arena.tournament.config.tournament import TournamentConfig
 from arena.tournament.run.executor import Executor, InlineExecutor
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
+from arena.tournament.run.affinity import usable_cpus, worker_cpus
 from arena.tournament.run.local_pool import LocalPool
 from arena.tournament.run.progress import Progress
 from arena.stats.ratings import RatingModel, Standing, leaderboard
@@ -137,6 +138,13 @@ def check_outputs(config: TournamentConfig) -> None:
         ) from None
 
 
+def _default_executor(config: TournamentConfig, workers: int, pin: bool) -> Executor:
+    """In-process play for one game at a time, else a local pool, pinned where that takes no CPU from a bot."""
+    if workers <= 1:
+        return InlineExecutor()
+    return LocalPool(workers, worker_cpus(workers, config.entrants, usable_cpus()) if pin else None)
+
+
 def run(
     config: TournamentConfig,
     *,
@@ -152,6 +160,7 @@ def run(
     lookahead: int = 0,
     status: Callable[[], str] | None = None,
     secret: str | None = None,
+    pin: bool = True,
 ) -> RunSummary:
     """Play every game of the schedule that the store does not hold yet, then rate them all.
 
@@ -160,6 +169,8 @@ def run(
     `lookahead` rounds may start before `stop_rule` has answered about the round before them (games past
     the stop are stored, uncounted); `status` is shown on the progress line (default: the config's rule).
     `secret` keys a new store's deals (default: random; `arena run --secret`); a store keeps its own.
+    `pin`: a local pool puts each worker and its bots on a CPU of their own where `affinity.worker_cpus`
+    allows it (`arena run --no-pin`: never).
     """
     n_workers = concurrency or config.concurrency or os.cpu_count() or 1
     restart = config.restart_bots if restart_bots is None else restart_bots
@@ -210,7 +221,7 @@ def run(
         try:
             if todo and not gate.stopped:
                 if executor is None:
-                    executor = InlineExecutor() if n_workers <= 1 or len(todo) == 1 else LocalPool(min(n_workers, len(todo)))
+                    executor = _default_executor(config, min(n_workers, len(todo)), pin)
                 with terminate_as_interrupt():
                     state.play(executor, PlayerSetup(config, restart, store.secret()), todo, gate)
         except KeyboardInterrupt:
