@@ -153,6 +153,16 @@ class GameState(abc.ABC):
     def view(self, seat: Seat) -> dict[str, JSON]:
         """Everything `seat` may know now, and nothing else; JSON-serialisable."""
 
+    def public_view(self) -> dict[str, JSON]:
+        """The part of every seat's view that is the same for all seats (the referee encodes it once a
+        step, not once a seat). `view(seat)` is `own_view(seat)` and `public_view()` together, their keys
+        apart (the conformance suite checks it). By default nothing is shared."""
+        return {}
+
+    def own_view(self, seat: Seat) -> dict[str, JSON]:
+        """The rest of `seat`'s view: what `public_view` does not hold."""
+        return self.view(seat)
+
     @abc.abstractmethod
     def legal_actions(self, seat: Seat) -> list[JSON]:
         """Every legal action of a deciding seat, each a JSON value, in a deterministic order."""

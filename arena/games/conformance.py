@@ -100,6 +100,7 @@ def check_game(
             if not _is_json(view):
                 _fail(spec, step, f"view of seat {seat} is not plain JSON: {view!r}")
             kept.append((step, seat, view, dumps(view)))
+            _check_split(spec, step, state, seat, view)
             if not legal:
                 _fail(spec, step, f"seat {seat} is to move but has no legal action")
             if not _is_json(legal):
@@ -133,6 +134,17 @@ def check_game(
             _fail(spec, at, f"the view given to seat {seat} changed after it was given (it shares state with the game)")
     _check_outcome(spec, step, state)
     return CheckReport(state, step, resampled_differs)
+
+
+def _check_split(spec: GameSpec, step: int, state: GameState, seat: Seat, view: Any) -> None:
+    """`view(seat)` is `own_view(seat)` and `public_view()` together, their keys apart: the referee sends
+    their union, the public part encoded once for every seat."""
+    own, public = state.own_view(seat), state.public_view()
+    both = set(own) & set(public)
+    if both:
+        _fail(spec, step, f"own_view({seat}) and public_view() both hold {sorted(both)}")
+    if dumps({**own, **public}) != dumps(view):
+        _fail(spec, step, f"own_view({seat}) and public_view() together are not view({seat})")
 
 
 def _check_hidden(spec: GameSpec, step: int, state: GameState, seat: Seat, seed: int) -> None:

@@ -1,8 +1,9 @@
 """One game between bot processes: requests, secret simultaneous decisions, clocks, faults, replay.
 
-The shape of a step: every deciding seat gets its request at once (each encoded once, written with one
-`os.write`), then the transport (one `selectors` loop) waits for all answers, each against its own bot's deadline
-measured from when its request was written (`arena.referee.decisions`), and
+The shape of a step: every deciding seat gets its request at once (each encoded once, the part of the
+view every seat shares encoded once for all, each written with one `os.write`), then the transport (one
+`selectors` loop) waits for all answers, each against its own bot's deadline measured from when its
+request was written (`arena.referee.decisions`), and
 nothing is sent to any bot until the last answer is in or timed out (the barrier). Only then are the
 actions checked, applied and the resulting events queued for the seats' next messages. So no bot can
 learn anything of another seat's decision of the same step, whatever it does.
@@ -29,7 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 from arena.errors import ArenaError, IllegalAction
 from arena.games.base import GameSpec, GameState
 from arena.games.registry import get_game
-from arena.jsonvalue import JSON, dumps_line
+from arena.jsonvalue import JSON, dumps_line, encoded
 from arena.protocol import PROTOCOL_VERSION, end_message, preview, request_message, start_message
 from arena.referee.clock import Clock, Deadline, SeatClock
 from arena.core.time_control import TimeControl
@@ -201,6 +202,7 @@ class _Game:
         # Build every request first, then write them back to back: the bots' clocks start within
         # microseconds of each other, and no bot is woken while the next request is still being built.
         outgoing: list[tuple[SeatInPlay, bytes, float]] = []
+        shared = {key: encoded(value) for key, value in state.public_view().items()}  # once, for every seat
         for s in deciding:
             seat = seats[s]
             if seat.out:
@@ -218,7 +220,7 @@ class _Game:
                     game=self.spec.name,
                     seat=s,
                     step=step,
-                    view=state.view(s),
+                    view={**state.own_view(s), **shared},
                     legal=state.legal_actions(s),
                     clock=seat.clock.report(allowance),
                     events=events,

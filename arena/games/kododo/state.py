@@ -236,10 +236,17 @@ class KododoState(GameState):
     def view(self, seat: Seat) -> dict[str, JSON]:
         # Built from an allow-list: own hand, public table and history, public counts. Never another
         # hand, the draw pile's order, or the removed cards.
+        return {**self.own_view(seat), **self.public_view()}
+
+    def own_view(self, seat: Seat) -> dict[str, JSON]:
         return {
             "seat": seat,
             "player_count": self.n,  # `start.players` is the names list; this is their number
             "hand": self.hands[seat][:],
+        }
+
+    def public_view(self) -> dict[str, JSON]:
+        return {
             "play": 0 if self.over else CARDS_PER_TURN[self.turn - 1],
             "deal": self.deal,
             "round": self.round,
