@@ -103,7 +103,7 @@ def keyed_seed(secret: str, *labels: object) -> int:
     """A 63-bit seed for `labels` under a secret key (HMAC-SHA-256): without the secret, knowing the
     labels (a schedule's public seed, a game's index) tells nothing about the result."""
     text = repr(tuple(str(label) for label in labels)).encode("utf-8")
-    return int.from_bytes(hmac.new(secret.encode("utf-8"), text, hashlib.sha256).digest()[:8], "big") >> 1
+    return int.from_bytes(hmac.digest(secret.encode("utf-8"), text, "sha256")[:8], "big") >> 1
 
 
 def opaque_game_id(game: str, value: int | None = None) -> str:

@@ -202,7 +202,10 @@ class _Game:
         # Build every request first, then write them back to back: the bots' clocks start within
         # microseconds of each other, and no bot is woken while the next request is still being built.
         outgoing: list[tuple[SeatInPlay, bytes, float]] = []
-        shared = {key: encoded(value) for key, value in state.public_view().items()}  # once, for every seat
+        # The public part of the views, its lists and objects encoded once for every seat (a number is as
+        # cheap to encode in place as to place).
+        shared = {key: encoded(value) if type(value) in (list, dict) else value
+                  for key, value in state.public_view().items()}
         for s in deciding:
             seat = seats[s]
             if seat.out:
