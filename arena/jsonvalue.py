@@ -29,7 +29,13 @@ def dumps_line(value: JSON) -> bytes:
 def encoded(value: JSON) -> JSON:
     """`value` encoded now, placed as these very bytes wherever a later `dumps` meets it: a part shared by
     several messages is encoded once (the bytes are the same as encoding it in place)."""
-    return orjson.Fragment(dumps(value))
+    return placed(dumps(value))
+
+
+def placed(data: bytes) -> JSON:
+    """Bytes `dumps` gave, placed as they are wherever a later `dumps` meets them (not picklable: keep the
+    bytes, place them where they are used)."""
+    return orjson.Fragment(data)
 
 
 def dumps_str(value: JSON) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+from functools import cached_property
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
@@ -19,7 +20,7 @@ from arena.tournament.config.cluster import ClusterError, ClusterSpec
 from arena.errors import ConfigError, GameError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
-from arena.jsonvalue import JSON, dumps
+from arena.jsonvalue import JSON, dumps, placed
 from arena.core.faults import FaultPolicy
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
@@ -115,9 +116,15 @@ class TournamentConfig:
         """One game's identity: its rules, deal seed and who sits in each seat. A stored game with the
         same key is the same game, whatever else changed in the config (more rounds, a new entrant).
         `rules` is `rules_key()`, passed in when keying many games."""
-        seats = [self.entrants[e].identity() for e in game.seats]
+        identities = self._encoded_identities
+        seats = [placed(identities[e]) for e in game.seats]
         text = dumps({"rules": rules or self.rules_key(), "seed": game.seed, "seats": seats})
         return hashlib.sha256(text).hexdigest()[:32]
+
+    @cached_property
+    def _encoded_identities(self) -> tuple[bytes, ...]:
+        """Each entrant's identity, encoded once for the keys of all its games (the same bytes)."""
+        return tuple(dumps(e.identity()) for e in self.entrants)
 
     def rules_key(self) -> str:
         return hashlib.sha256(dumps(self.rules())).hexdigest()
