@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from arena.cli import main
-from arena.cli.run import secret_option
+from arena.cli.run import NO_PIN, secret_option
 from arena.cli.play import parse_option
 from arena.jsonvalue import dumps_str
 from arena.match.run import MatchSummary, play
@@ -39,6 +39,7 @@ EXIT = {Verdict.BETTER: 0, Verdict.NOT_BETTER: 1, Verdict.UNDECIDED: 3}
                    "'rank0=0 rank1=0.25 alpha=0.05 beta=0.05' (places a deal) for more.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Master seed of the deals.")
 @click.option("--concurrency", "-j", type=click.IntRange(min=1), default=None, help="Games at once (default: one per core).")
+@NO_PIN
 @click.option("--config", "config", type=click.Path(dir_okay=False), default=None,
               help="A tournament config: NEW, OLD and --fill may be its entrant names; its options, clocks, limits and sandbox apply.")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="A game option (see `arena games`).")
@@ -56,7 +57,7 @@ EXIT = {Verdict.BETTER: 0, Verdict.NOT_BETTER: 1, Verdict.UNDECIDED: 3}
 @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
 def match_command(
     game: str, new: str, old: str, fill: tuple[str, ...], players: int | None, max_games: int, sprt_text: str | None,
-    seed: int, concurrency: int | None, config: str | None, options: tuple[str, ...], store: str | None,
+    seed: int, concurrency: int | None, no_pin: bool, config: str | None, options: tuple[str, ...], store: str | None,
     replays: str | None, keep_logs: bool, fresh: bool, secret: str | None, sandbox: bool | None, unpaired: bool, as_json: bool,
     quiet: bool,
 ) -> None:
@@ -78,7 +79,7 @@ def match_command(
         click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false'})", err=True)
     if not as_json:
         click.echo(header(cfg, spec))
-    summary = play(cfg, spec, concurrency=concurrency, fresh=fresh, quiet=quiet or as_json, secret=secret)
+    summary = play(cfg, spec, concurrency=concurrency, fresh=fresh, quiet=quiet or as_json, secret=secret, pin=not no_pin)
     if as_json:
         click.echo(dumps_str(summary.to_json()))
     else:

@@ -14,6 +14,14 @@ from arena.report import standings as report
 from arena.tournament.run import runner
 
 
+NO_PIN = click.option(
+    "--no-pin", is_flag=True,
+    help="Let every worker and its bots run on any CPU (default: with one worker per CPU and every bot bounded to "
+    "one CPU by its sandbox, each worker and its bots share a CPU of their own: faster hand-offs, and no game's "
+    "bots on another's CPU).",
+)
+
+
 @main.command("run")
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option(
@@ -24,12 +32,7 @@ from arena.tournament.run import runner
 @click.option(
     "--concurrency", "-j", type=click.IntRange(min=1), default=None, help="Games played at once (default: the config's, else one per core)."
 )
-@click.option(
-    "--no-pin", is_flag=True,
-    help="Let every worker and its bots run on any CPU (default: with one worker per CPU and every bot bounded to "
-    "one CPU by its sandbox, each worker and its bots share a CPU of their own: faster hand-offs, and no game's "
-    "bots on another's CPU).",
-)
+@NO_PIN
 @click.option("--restart-bots", is_flag=True, default=None, help="Start fresh bot processes for every game (slow; for benchmarks).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option(

@@ -103,14 +103,15 @@ def lookahead(concurrency: int) -> int:
 
 
 def play(cfg: TournamentConfig, spec: SprtSpec, *, concurrency: int | None = None, fresh: bool = False,
-         quiet: bool = False, progress_stream: TextIO | None = None, secret: str | None = None) -> MatchSummary:
+         quiet: bool = False, progress_stream: TextIO | None = None, secret: str | None = None,
+         pin: bool = True) -> MatchSummary:
     """Play (or resume) the match until a verdict or its last round; the summary comes from the store."""
     import os
 
     hook = SprtHook(cfg.players, spec)
     jobs = concurrency or cfg.concurrency or os.cpu_count() or 1
     result = runner.run(cfg, concurrency=jobs, fresh=fresh, quiet=quiet, progress_stream=progress_stream,
-                        stop_rule=hook, lookahead=lookahead(jobs), status=hook.progress, secret=secret)
+                        stop_rule=hook, lookahead=lookahead(jobs), status=hook.progress, secret=secret, pin=pin)
     with Store.open_existing(cfg.store) as store:
         games = list(store.games())
     return summarise(cfg, spec, games, result.played, result.interrupted, result.duration_s)

@@ -15,7 +15,7 @@ When: only where it cannot take CPU from a bot.
   (with fewer workers, a game's bots may use the CPUs no worker has).
 - Every entrant sandboxed with a CPU share of at most one CPU (`sandbox.cpus`, 1 by default): a bot
   allowed more CPUs, or running outside the sandbox where nothing bounds it, keeps every CPU.
-`arena run --no-pin` turns it off.
+`arena run --no-pin` (and `arena match --no-pin`) turns it off.
 """
 
 from __future__ import annotations
@@ -45,5 +45,9 @@ def worker_cpus(workers: int, entrants: Sequence[EntrantConfig], cpus: Sequence[
 
 
 def pin(cpu: int) -> None:
-    """Run this process, and every process it starts from now on, on `cpu` only."""
-    os.sched_setaffinity(0, {cpu})
+    """Run this process, and every process it starts from now on, on `cpu` only. Where the system refuses
+    (the CPU left this process's cpuset since it was chosen), the worker runs unpinned: pinning only saves time."""
+    try:
+        os.sched_setaffinity(0, {cpu})
+    except OSError:
+        pass

@@ -3,9 +3,11 @@ can lose CPU by it. The real processes' CPUs are checked in tests/sandbox/test_a
 
 from __future__ import annotations
 
+import os
+
 from arena.sandbox.policy import SandboxPolicy
 from arena.tournament.config.entrants import EntrantConfig
-from arena.tournament.run.affinity import worker_cpus
+from arena.tournament.run.affinity import pin, worker_cpus
 
 
 def entrant(**sandbox: object) -> EntrantConfig:
@@ -34,3 +36,9 @@ def test_a_bot_that_may_use_more_than_one_cpu_keeps_them_all():
     assert worker_cpus(2, [*BOUNDED, entrant(cpus=2)], (0, 1)) is None
     assert worker_cpus(2, [*BOUNDED, entrant(cpus=None)], (0, 1)) is None  # unbounded
     assert worker_cpus(2, [*BOUNDED, entrant(enabled=False)], (0, 1)) is None  # outside the sandbox: nothing bounds it
+
+
+def test_a_cpu_the_system_refuses_leaves_the_worker_unpinned():
+    before = os.sched_getaffinity(0)
+    pin(10**6)  # no such CPU: the run goes on, unpinned
+    assert os.sched_getaffinity(0) == before
