@@ -81,8 +81,8 @@ CREATE TABLE IF NOT EXISTS ratings_cache (
 """
 
 
-@dataclass(frozen=True)
-class RatedGame:
+@dataclass(slots=True)
+class RatedGame:  # not frozen: a cold store makes one per game, and a frozen dataclass is slower to make
     """What the ratings need of one stored game. `seats[s]` is the entrant index playing seat s."""
 
     index: int

@@ -88,16 +88,20 @@ class RatingBook:
         entrants = self.entrants
         seats, ranks, points, faults = game.seats, game.ranks, game.points, game.faults
         mine = [entrants[e] for e in seats]
+        distinct = len(set(seats)) == len(seats)
+        winners = ranks.count(1)
         for s, st in enumerate(mine):
             st.seats += 1
             st.points += points[s]
             st.rank_sum += ranks[s]
             st.faults += faults[s]
             if ranks[s] == 1:
-                st.wins += 1.0 / ranks.count(1)
-        distinct = len(set(seats)) == len(seats)
-        for e in seats if distinct else set(seats):
-            entrants[e].games += 1
+                st.wins += 1.0 / winners
+            if distinct:
+                st.games += 1
+        if not distinct:
+            for e in set(seats):
+                entrants[e].games += 1
         try:
             post = self.rater().rate([(st.mu, st.sigma) for st in mine], ranks)
         except RatingOverflow:
