@@ -303,9 +303,10 @@ class _Game:
             data = event.to_json()
             public.append(data)
             if event.to is None:
+                shared = encoded(data)  # one encoding for every seat's next message
                 for seat in seats:
                     if not seat.out:
-                        seat.events.append(data)
+                        seat.events.append(shared)
             else:
                 target = seats[event.to]
                 if not target.out:

@@ -8,6 +8,7 @@ import pytest
 from arena.games.conformance import ContractViolation, check_game
 from arena.games.kododo.state import KododoState
 from arena.games.registry import get_game
+from arena.jsonvalue import dumps_line, loads
 from arena.referee.referee import play_game
 from tests.support.fake_transport import FakeBot, FakeClock, FakeTransport, answer_after
 
@@ -36,6 +37,9 @@ def unshared(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("players", [2, 4])
 def test_requests_are_the_bytes_of_each_whole_view(monkeypatch, players):
     shared = requests_sent(players)
+    # Every message is the canonical encoding of what it says: the parts placed as bytes (the public view,
+    # the events every seat gets) are exactly what encoding them in place gives.
+    assert all(dumps_line(loads(line)) == line for line in shared)
     unshared(monkeypatch)
     assert requests_sent(players) == shared
     assert len(shared) >= 18 * players  # start, 3 turns of every round, end
