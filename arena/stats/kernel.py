@@ -140,17 +140,6 @@ def compiled_chain(n: int) -> Chain:
 _COMPILED: dict[int, Chain] = {}
 
 
-class _NoDraws(dict[int, tuple[bool, ...]]):
-    """`(False,) * k` for any k, made once: the draws of a game without ties."""
-
-    def __missing__(self, k: int) -> tuple[bool, ...]:
-        self[k] = value = (False,) * k
-        return value
-
-
-_NO_DRAW = _NoDraws()
-
-
 class FastRater:
     """Free-for-all TrueSkill with the package's results and symmetric ties, fast enough for big stores."""
 
@@ -197,7 +186,7 @@ class FastRater:
             raise ValueError("need at least two players, each with a rank")
         order = sorted(range(n), key=ranks.__getitem__)
         if len(set(ranks)) == n:  # no tie (most games): one chain, as `rate_ordered` would run it
-            post = self._next_chain(n)(tuple([priors[i] for i in order]), _NO_DRAW[n - 1], self._beta2, self._tau2, self._margin)
+            post = self._next_chain(n)(tuple([priors[i] for i in order]), (False,) * (n - 1), self._beta2, self._tau2, self._margin)
             out = post[:]
             for pos, i in enumerate(order):
                 out[i] = post[pos]
