@@ -6,10 +6,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 C_BOT := sample_bots/c/random_bot
+# The hot path compiled with mypyc (setup.py): the sources in pyproject.toml's [tool.arena] compiled, and the record
+# of what was built from them. An extension shadows its .py, so any change to one of them rebuilds.
+COMPILED := $(shell sed -n '/^compiled = \[/,/^\]/p' pyproject.toml | grep -o 'arena/[a-z_/]*\.py')
+NATIVE := arena/_native_build.py
 
-.PHONY: setup system-deps demo check test bench mutation clean
+.PHONY: setup system-deps native demo check test bench mutation clean
 
-setup: system-deps $(STAMP) $(C_BOT)
+setup: system-deps $(STAMP) native $(C_BOT)
 
 # Debian packages (bubblewrap; chromium for the browser tests), installed when missing and allowed.
 system-deps:
@@ -20,6 +24,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+# ARENA_PURE=1 (e.g. `ARENA_PURE=1 make test`): pure Python, the built extensions deleted.
+native: | $(STAMP)
+	@if [ -n "$$ARENA_PURE" ]; then rm -f $(NATIVE) arena/_native__mypyc.*.so $(COMPILED:.py=.*.so); \
+	else $(MAKE) --no-print-directory $(NATIVE); fi
+
+$(NATIVE): setup.py $(COMPILED) | $(STAMP)
+	$(PY) -m pip install --quiet --no-deps -e .
 
 $(C_BOT): sample_bots/c/random_bot.c
 	cc -O2 -Wall -Wextra -o $@ $<
@@ -45,8 +57,10 @@ bench: setup
 	$(PY) -m bench $(ARGS)
 
 # Mutation testing of schedule, clock and verify (slow; not part of `make test`). ARGS: module names.
+# On pure Python: a compiled module would run instead of its mutants.
+mutation: export ARENA_PURE := 1
 mutation: setup
 	$(PY) tools/mutation-report $(ARGS)
 
 clean:
-	rm -rf $(VENV) $(C_BOT) out .pytest_cache .hypothesis mutants
+	rm -rf $(VENV) $(C_BOT) out .pytest_cache .hypothesis mutants build $(NATIVE) arena/_native__mypyc.*.so $(COMPILED:.py=.*.so)

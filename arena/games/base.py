@@ -13,6 +13,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping, NamedTuple, Sequence
 
+from mypy_extensions import mypyc_attr
+
 from arena.errors import GameOptionError, IllegalAction, SeatCountError
 from arena.core.ranking import competition_ranks
 from arena.jsonvalue import JSON
@@ -28,6 +30,7 @@ class Mode(enum.Enum):
     MIXED = "mixed"  # both kinds of step occur
 
 
+@mypyc_attr(native_class=False)  # a plain class even compiled: picklable, and tests may patch it
 @dataclass(frozen=True)
 class Option:
     """One game option, typed and bounded so a config typo is refused before a game starts."""
@@ -96,6 +99,7 @@ class Event(NamedTuple):
         return out
 
 
+@mypyc_attr(native_class=False)  # a plain class even compiled: picklable, and tests may patch it
 @dataclass(frozen=True)
 class Outcome:
     """The end of a game as the rules score it (fault policies are applied by the referee, not here).
@@ -133,6 +137,7 @@ class Outcome:
         return out
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (see setup.py), and every game but Kododo is not
 class GameState(abc.ABC):
     """A game in progress. Mutable: `apply` advances it in place; `clone` gives an independent copy."""
 
@@ -227,6 +232,7 @@ class GameState(abc.ABC):
 Factory = Callable[[int, dict[str, Any], int], GameState]
 
 
+@mypyc_attr(native_class=False)  # a plain class even compiled: picklable, and tests may patch it
 @dataclass(frozen=True)
 class GameSpec:
     """What a game is, for the registry, configs, the CLI and protocol authors."""

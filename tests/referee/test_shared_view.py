@@ -11,6 +11,7 @@ from arena.games.registry import get_game
 from arena.jsonvalue import dumps_line, loads
 from arena.referee.referee import play_game
 from tests.support.fake_transport import FakeBot, FakeClock, FakeTransport, answer_after
+from tests.support.patchable import patchable_kododo
 
 
 def requests_sent(players: int) -> list[bytes]:
@@ -30,8 +31,8 @@ def requests_sent(players: int) -> list[bytes]:
 def unshared(monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing shared: every request encodes its seat's whole view, as before the split."""
     own, public = KododoState.own_view, KododoState.public_view
-    monkeypatch.setattr(KododoState, "own_view", lambda self, seat: {**own(self, seat), **public(self)})
-    monkeypatch.setattr(KododoState, "public_view", lambda self: {})
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "own_view", lambda self, seat: {**own(self, seat), **public(self)})
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "public_view", lambda self: {})
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -48,8 +49,8 @@ def test_requests_are_the_bytes_of_each_whole_view(monkeypatch, players):
 def test_control_a_public_part_that_differs_from_the_view_changes_the_requests_and_fails_the_contract(monkeypatch):
     honest = requests_sent(2)
     own, public = KododoState.own_view, KododoState.public_view
-    monkeypatch.setattr(KododoState, "view", lambda self, seat: {**own(self, seat), **public(self)})  # the truth
-    monkeypatch.setattr(KododoState, "public_view", lambda self: {**public(self), "draw_pile": 0})  # a lie
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "view", lambda self, seat: {**own(self, seat), **public(self)})  # the truth
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "public_view", lambda self: {**public(self), "draw_pile": 0})  # a lie
     assert requests_sent(2) != honest
     with pytest.raises(ContractViolation, match="together are not view"):
         check_game(get_game("kododo"), 2, 7)

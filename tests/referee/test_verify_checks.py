@@ -18,6 +18,7 @@ from arena.replay import load_replay
 from arena.replay.encoding import commitment
 
 from tests.support.replays import SALT, branch_of, fault, first_of_step, index, is_bot, records, rejected
+from tests.support.patchable import patchable_kododo
 
 pytestmark = pytest.mark.process  # the `games` fixture plays real games
 
@@ -215,7 +216,7 @@ def test_a_game_that_fails_on_a_recorded_action_is_a_mismatch_not_a_crash(
     def broken_check(self: KododoState, seat: int, action: Any) -> None:
         raise TypeError("cannot read this action")
 
-    monkeypatch.setattr(KododoState, "check", broken_check)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "check", broken_check)
     rejected(tmp_path, records(games["clean"]), r"the game fails on the action .*TypeError: cannot read this action")
 
 
@@ -225,6 +226,6 @@ def test_a_step_the_game_refuses_as_a_whole_is_refused(games: dict[str, Path], t
     def refusing_apply(self: KododoState, actions: Any) -> Any:
         raise IllegalAction(0, actions[0], "not together")
 
-    monkeypatch.setattr(KododoState, "apply", refusing_apply)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "apply", refusing_apply)
     rejected(tmp_path, records(games["clean"]), r"the game refuses the step's actions: .*not together")
     assert load_replay(games["clean"]).header.game == "kododo"

@@ -30,6 +30,7 @@ from arena.referee.verify import VerifyReport, resimulate, verify_replay
 
 from tests.support.bots import bad_spec, c_spec
 from tests.support.replays import SALT, Records, branch_of, fault, first_of_step, index, is_bot, records, write
+from tests.support.patchable import patchable_kododo
 
 pytestmark = pytest.mark.process
 
@@ -173,7 +174,7 @@ def test_a_game_that_fails_on_its_fallback_is_a_mismatch_at_the_decision(
     def broken(self: KododoState, seat: int) -> Any:
         raise LookupError(f"no fallback for seat {seat}")
 
-    monkeypatch.setattr(KododoState, "fallback", broken)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "fallback", broken)
     recs = records(games["timeout"])
     i = index(recs, lambda r: r["type"] == "decision" and r["source"] == "fallback")
     assert refusal(tmp_path, recs) == f"line {i + 1}: the game fails on fallback(): LookupError: no fallback for seat 1"
@@ -189,7 +190,7 @@ def test_a_game_that_fails_on_a_refused_answer_is_a_mismatch_at_the_decision(
             raise TypeError("unreadable card Z9")
         check(self, seat, action)
 
-    monkeypatch.setattr(KododoState, "check", choking)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "check", choking)
     recs = records(games["faults"])
     i = index(recs, lambda r: r["type"] == "decision" and r.get("answer") == ["Z9"])
     assert refusal(tmp_path, recs) == f"line {i + 1}: the game fails on the action ['Z9']: TypeError: unreadable card Z9"
@@ -242,7 +243,7 @@ def test_a_game_that_fails_on_its_outcome_is_a_mismatch_at_the_result(
     def broken(self: KododoState) -> Any:
         raise ValueError("no outcome yet")
 
-    monkeypatch.setattr(KododoState, "outcome", broken)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "outcome", broken)
     recs = records(games["clean"])
     assert refusal(tmp_path, recs) == f"line {len(recs)}: the game fails on outcome(): ValueError: no outcome yet"
 
@@ -317,7 +318,7 @@ def test_a_game_that_fails_on_a_step_is_a_mismatch_at_its_events(
     def broken(self: KododoState, actions: Any) -> Any:
         raise KeyError("no such card")
 
-    monkeypatch.setattr(KododoState, "apply", broken)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "apply", broken)
     recs = records(games["clean"])
     i = index(recs, lambda r: r["type"] == "events")
     assert refusal(tmp_path, recs) == f"line {i + 1}: the game fails on apply(): KeyError: 'no such card'"
@@ -331,7 +332,7 @@ def test_a_step_the_game_refuses_quotes_the_refusal_bounded(
     def refusing(self: KododoState, actions: Any) -> Any:
         raise refused
 
-    monkeypatch.setattr(KododoState, "apply", refusing)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "apply", refusing)
     recs = records(games["clean"])
     i = index(recs, lambda r: r["type"] == "events")
     assert len(repr(refused)) > 200
@@ -397,7 +398,7 @@ def refusal_when_check_fails(tmp_path: Path, recs: Records, i: int, monkeypatch:
             raise IndexError("card index out of range")
         check(self, seat, action)
 
-    monkeypatch.setattr(KododoState, "check", choking)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "check", choking)
     return refusal(tmp_path, recs)
 
 
@@ -664,8 +665,8 @@ def test_a_game_that_fails_to_say_who_moves_is_a_mismatch_at_the_record_that_mad
             raise AttributeError("no seat to move")
         return to_move(self)
 
-    monkeypatch.setattr(KododoState, "apply", counting)
-    monkeypatch.setattr(KododoState, "to_move", choking)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "apply", counting)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "to_move", choking)
     recs = records(games["clean"])
     line = 1 if after_step is None else index(recs, lambda r: r["type"] == "events" and r["step"] == after_step) + 1
     assert refusal(tmp_path, recs) == f"line {line}: the game fails on to_move(): AttributeError: no seat to move"
@@ -748,7 +749,7 @@ def test_what_a_failing_game_said_is_quoted_to_200_characters(
     def broken(self: KododoState) -> Any:
         raise ValueError(said)
 
-    monkeypatch.setattr(KododoState, "outcome", broken)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "outcome", broken)
     recs = records(games["clean"])
     assert len(said) > 200
     assert refusal(tmp_path, recs) == (f"line {len(recs)}: the game fails on outcome(): ValueError: {said[:200]}… "
@@ -804,8 +805,8 @@ def test_verify_copies_no_state_and_draws_no_view(games: dict[str, Path], monkey
         calls.append("view")
         return view(self, seat)
 
-    monkeypatch.setattr(KododoState, "clone", counted_clone)
-    monkeypatch.setattr(KododoState, "view", counted_view)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "clone", counted_clone)
+    monkeypatch.setattr(patchable_kododo(monkeypatch), "view", counted_view)
     report = verify_replay(games["clean"])
     assert report.steps > 0 and calls == []
     list(resimulate(load_replay(games["clean"])))

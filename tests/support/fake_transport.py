@@ -31,13 +31,13 @@ class FakeTransport:
         self.clock = clock
         self.judge_cost_s = judge_cost_s
         self.wait_cost_s = wait_cost_s  # referee time passing before each wait (building requests, ...)
-        self.queue: list[tuple[float, int, Arrival]] = []
+        self.queue: list[tuple[float, int, Arrival, int]] = []  # (at, order, arrival, stderr bytes it stands for)
         self.seq = itertools.count()
         self.watched: set[int] = set()
         self.owed = 0.0  # judging time of the last batch, paid when the referee waits again
 
-    def schedule(self, at: float, arrival: Arrival) -> None:
-        heapq.heappush(self.queue, (at, next(self.seq), arrival))
+    def schedule(self, at: float, arrival: Arrival, stderr_bytes: int = 0) -> None:
+        heapq.heappush(self.queue, (at, next(self.seq), arrival, stderr_bytes))
 
     def watch(self, bot: object) -> None:
         self.watched.add(id(bot))
@@ -56,10 +56,10 @@ class FakeTransport:
             clock.t = until
         out: list[Arrival] = []
         while self.queue and self.queue[0][0] <= clock.t:
-            _, _, arrival = heapq.heappop(self.queue)
+            _, _, arrival, stderr_bytes = heapq.heappop(self.queue)
             if id(arrival.bot) in self.watched:
                 if arrival.kind is ArrivalKind.STDERR:  # as a real read puts the bytes in the tail
-                    arrival.bot.stderr_bytes += getattr(arrival, "size", 0)  # type: ignore[attr-defined]
+                    arrival.bot.stderr_bytes += stderr_bytes  # type: ignore[attr-defined]
                 out.append(arrival)
         self.owed = self.judge_cost_s * len(out)
         return Batch(out, clock.t)
@@ -152,7 +152,7 @@ class FakeBot:
         for delay, line in self.script(message, len(self.requests)):
             self.transport.schedule(now + delay, Arrival(self, ArrivalKind.LINE, now + delay, line))
         for delay, size in self.stderr_per_request:
-            self.transport.schedule(now + delay, _StderrArrival(self, ArrivalKind.STDERR, now + delay, size=size))
+            self.transport.schedule(now + delay, Arrival(self, ArrivalKind.STDERR, now + delay), stderr_bytes=size)
         return True
 
     def flush_blocking(self, timeout: float) -> None:
@@ -168,9 +168,4 @@ class FakeBot:
         self.killed = True
         self.exit_detail = "killed by signal SIGKILL"
         return False
-
-
-@dataclass(slots=True)
-class _StderrArrival(Arrival):
-    size: int = 0
 

@@ -234,7 +234,7 @@ class KodamaTable(GameState):
     def _copy_common(self: T) -> T:
         """A new state of the same class sharing every field, with the fields both games mutate copied;
         the caller copies its own mutable fields."""
-        other = object.__new__(type(self))
+        other = type(self).__new__(type(self))
         for name in all_slots(type(self)):
             setattr(other, name, getattr(self, name))
         other.trunks = list(self.trunks)

@@ -29,6 +29,8 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, Mapping
 
+from mypy_extensions import mypyc_attr
+
 from arena.errors import GameNotOver, GameOver, IllegalAction
 from arena.games.base import Event, GameState, Outcome, Seat
 from arena.games.kododo.cards import (
@@ -46,6 +48,7 @@ from arena.jsonvalue import JSON
 from arena.rng import Rng
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py); a test may subclass it to break it
 class KododoState(GameState):
     __slots__ = (
         "n", "long", "target", "max_deals", "rng", "deal", "round", "round_in_deal", "turn", "last_round",
@@ -271,9 +274,13 @@ class KododoState(GameState):
         return Outcome(points, tiebreaks, competition_ranks([(p, *t) for p, t in zip(points, tiebreaks)]))
 
     def clone(self) -> "KododoState":
-        other = object.__new__(KododoState)
-        for name in self.__slots__:
-            setattr(other, name, getattr(self, name))
+        # Every attribute by name, not a loop over `__slots__`: compiled (mypyc) the class has no
+        # `__slots__` to walk, and `object.__new__` refuses a compiled class.
+        other = type(self).__new__(type(self))  # a subclass clones to itself
+        other.n, other.long, other.target, other.max_deals = self.n, self.long, self.target, self.max_deals
+        other.deal, other.round, other.round_in_deal, other.turn = self.deal, self.round, self.round_in_deal, self.turn
+        other.last_round, other.over, other.seats = self.last_round, self.over, self.seats
+        other.kododo_target, other.limit = self.kododo_target, self.limit
         other.rng = Rng(self.rng.state)
         other.hands = [list(h) for h in self.hands]
         other.draw = list(self.draw)

@@ -250,7 +250,7 @@ class KolpaState(GameState):
         return Outcome.ranked(self.scores, tiebreaks)
 
     def clone(self) -> "KolpaState":
-        other = object.__new__(KolpaState)
+        other = KolpaState.__new__(KolpaState)
         for name in self.__slots__:
             setattr(other, name, getattr(self, name))
         other.rng = Rng(self.rng.state)
