@@ -17,7 +17,7 @@ setup: system-deps $(STAMP) native $(C_BOT)
 
 # Debian packages (bubblewrap; chromium for the browser tests), installed when missing and allowed.
 system-deps:
-	@tools/system-deps $(if $(filter test,$(MAKECMDGOALS)),--browser)
+	@PYTHON=$(PYTHON) tools/system-deps $(if $(filter test,$(MAKECMDGOALS)),--browser)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -17,6 +17,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
+from mypy_extensions import mypyc_attr
+
 from arena import __version__
 from arena.errors import BotStartError
 from arena.jsonvalue import dumps_line, loads
@@ -33,6 +35,7 @@ from arena.sandbox.policy import SandboxPolicy
 from arena.textsafe import NAME_CHARS, clean
 
 
+@mypyc_attr(native_class=False)  # a plain class even compiled (setup.py): workers get it pickled
 @dataclass(frozen=True)
 class BotSpec:
     name: str
