@@ -10,7 +10,6 @@ Referee -> bot: hello, start, request, end, shutdown. Bot -> referee: hello (the
 from __future__ import annotations
 
 import itertools
-from importlib import resources
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +18,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 from arena.jsonvalue import JSON, dumps
 
 PROTOCOL_VERSION = 1
-# Found from the package `arena`, not this module's `__file__`: compiled (setup.py), this package's `__file__` and
-# `__path__` do not name its folder (so it can have no submodules).
-SCHEMA_PATH = Path(str(resources.files("arena"))) / "protocol" / "schema.json"
+SCHEMA_PATH = Path(__file__).with_name("schema.json")
 
 # Message "type" values, referee -> bot.
 HELLO = "hello"

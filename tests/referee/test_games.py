@@ -88,10 +88,10 @@ def test_arena_play_closes_every_bot_even_when_ctrl_c_cuts_a_close_short(c_bot, 
     from tests.support.bots import assert_group_gone
 
     started: list[BotProcess] = []
-    real_start, real_close = BotProcess.start.__func__, BotProcess.close
+    real_start, real_close = BotProcess.start, BotProcess.close  # (compiled, a classmethod has no __func__)
 
     def start(cls, *args, **kwargs):
-        bot = real_start(cls, *args, **kwargs)
+        bot = real_start(*args, **kwargs)
         started.append(bot)
         return bot
 
