@@ -57,16 +57,16 @@ def keep(store: Store, name: str, key: str, value: JSON) -> None:
         pass
 
 
-DealRows = tuple[tuple[int, ...], tuple[int, ...], list[list[int]], list[list[int]]]
+# (indices, seeds, seats, ranks): seats and ranks as the store's JSON texts, one list per game
+DealRows = tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...], tuple[str, ...]]
 
 
 def deal_rows(store: Store, below: int | None = None) -> Iterator[DealRows]:
     """(indices, seeds, seats, ranks) of the games below index `below`, in schedule order, a bounded
-    number of games at a time (`arena.stats.resample.blocks_from_rows` makes them arrays)."""
+    number of games at a time (`arena.stats.resample.blocks_from_rows` decodes them into arrays)."""
     cur = store.conn.execute(
         "SELECT idx, seed, seats, ranks FROM games WHERE idx < ? ORDER BY idx", (_END if below is None else below,)
     )
     while rows := cur.fetchmany(_ROWS):
         idx, seed, seats, ranks = zip(*rows)
-        # one parse for the whole chunk: a per-row parse costs more than the bootstrap
-        yield idx, seed, loads("[" + ",".join(seats) + "]"), loads("[" + ",".join(ranks) + "]")
+        yield idx, seed, seats, ranks

@@ -19,7 +19,7 @@ from arena.core.faults import Fault, FaultKind
 from arena.core.result import Played
 from arena.core.scheduled import ScheduledGame
 from arena.jsonvalue import JSON, dumps_str, loads
-from arena.results.stored import RatedGame, StoredGame
+from arena.results.stored import RatedRows, StoredGame
 
 _GAME = ("idx", "game_id", "round", "tbl", "rotation", "seed", "seats", "points", "tiebreaks", "ranks", "game_ranks",
          "faults", "fault_counts", "versions", "decisions", "duration_s", "replay_path", "key")
@@ -65,16 +65,19 @@ def select(conn: sqlite3.Connection, from_index: int = 0, below: int | None = No
         yield stored_game(r)
 
 
-def select_rated(conn: sqlite3.Connection, from_index: int = 0, below: int | None = None) -> Iterator[RatedGame]:
-    """Only what the ratings need, decoded with as little work as possible (the hot path of standings)."""
-    cur = conn.execute(  # the four JSON columns as one JSON array: one parse per game, not four
-        "SELECT idx, '[' || seats || ',' || ranks || ',' || points || ',' || fault_counts || ']' FROM games"
-        " WHERE idx >= ? AND idx < ? ORDER BY idx",
+_ROWS = 65_536  # games decoded per step of `select_rated_rows`: bounded memory whatever the store's size
+
+
+def select_rated_rows(conn: sqlite3.Connection, from_index: int = 0, below: int | None = None) -> Iterator[RatedRows]:
+    """What the ratings need of the games with schedule indices in [from_index, below), in schedule order,
+    a bounded number of games at a time, undecoded (`RatedRows` decodes them as its reader needs)."""
+    cur = conn.execute(
+        "SELECT idx, seats, ranks, points, fault_counts FROM games WHERE idx >= ? AND idx < ? ORDER BY idx",
         (from_index, _END if below is None else below),
     )
-    for idx, columns in cur:
-        seats, ranks, points, faults = loads(columns)
-        yield RatedGame(idx, tuple(seats), tuple(ranks), tuple(points), tuple(faults))
+    while rows := cur.fetchmany(_ROWS):
+        indices, seats, ranks, points, faults = zip(*rows)
+        yield RatedRows(list(indices), (seats, ranks, points, faults))
 
 
 def insert_bot_faults(conn: sqlite3.Connection, faults: Sequence[tuple[str, Fault]]) -> None:

@@ -30,7 +30,7 @@ from arena.rng import new_secret
 from arena.results.lock import StoreLock
 from arena.results.reindex import Plan, differences, reconcile, supersede
 from arena.results.stored import SCHEMA as _SCHEMA
-from arena.results.stored import SCHEMA_VERSION, RatedGame, StopRecord, StoredGame, StoreInfo, outside_arena, write_error
+from arena.results.stored import SCHEMA_VERSION, RatedRows, StopRecord, StoredGame, StoreInfo, outside_arena, write_error
 
 __all__ = ["SCHEMA_VERSION", "Store", "StoreInfo", "StoredGame", "StopRecord"]
 
@@ -354,9 +354,9 @@ class Store:
         """The stored games with schedule indices in [from_index, below), in schedule order."""
         return table.select(self.conn, from_index, below)
 
-    def rated_games(self, from_index: int = 0, below: int | None = None) -> Iterator[RatedGame]:
-        """Only what the ratings need (the hot path of standings)."""
-        return table.select_rated(self.conn, from_index, below)
+    def rated_rows(self, from_index: int = 0, below: int | None = None) -> Iterator[RatedRows]:
+        """Only what the ratings need (the hot path of standings), as columns a bounded number of games at a time."""
+        return table.select_rated_rows(self.conn, from_index, below)
 
     # --- the ratings cache (what it holds is arena.stats's business) ------------------------------------
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from arena.core.result import Played
 from arena.core.scheduled import ScheduledGame
 from arena.errors import OutputError
-from arena.jsonvalue import JSON
+from arena.jsonvalue import JSON, loads
 
 SCHEMA_VERSION = 1
 
@@ -90,6 +90,42 @@ class RatedGame:  # not frozen: a cold store makes one per game, and a frozen da
     ranks: tuple[int, ...]  # after the fault policy; 1 is best, ties share
     points: tuple[float, ...]
     faults: tuple[int, ...]  # faults charged to each seat
+
+
+@dataclass(frozen=True)
+class RatedRows:
+    """What the ratings need of a run of stored games in schedule order (`Store.rated_rows`): row i is
+    the game `game(i)`. Kept as the store's JSON texts of the columns (seats, ranks, points, faults) and
+    decoded on demand: game by game here, or a column at once into an array (`arena.stats.columns`),
+    which is how a cold store is rated in one compiled loop (`RatingBook.apply_rows`)."""
+
+    indices: list[int]
+    columns: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def game(self, i: int) -> RatedGame:
+        seats, ranks, points, faults = (loads(column[i]) for column in self.columns)
+        return RatedGame(self.indices[i], tuple(seats), tuple(ranks), tuple(points), tuple(faults))
+
+    def games(self) -> list[RatedGame]:
+        return [self.game(i) for i in range(len(self.indices))]
+
+    def head(self, count: int) -> "RatedRows":
+        """The first `count` rows."""
+        seats, ranks, points, faults = (column[:count] for column in self.columns)
+        return RatedRows(self.indices[:count], (seats, ranks, points, faults))
+
+    def run_from(self, first: int) -> int:
+        """How many leading rows have the indices first, first + 1, ... with no gap."""
+        idx = self.indices
+        if idx and idx[0] == first and idx[-1] - first == len(idx) - 1:
+            return len(idx)  # indices strictly increase (one row per index), so no gap in between
+        count = 0
+        while count < len(idx) and idx[count] == first + count:
+            count += 1
+        return count
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,11 @@ in step. `tests/stats/test_ratings.py` checks it against the package.
 
 Why a file: the same functions run as plain Python (a few games: nothing to compile) and compiled by
 numba (a cold store: `arena.stats.kernel.compiled_chain`); numba keeps compiled code on disk only for
-functions defined in a file. Every operation is written so that both give the same bits: `** -2.0`
+functions defined in a file. A cold store's games go through `run_{n}` (`kernel.compiled_run`): the
+chain's text inlined in a loop over the games' arrays, with the totals `RatingBook.apply` keeps, so that
+100,000 games cross from Python to machine code a few thousand times (ties) rather than 100,000 times.
+The chain is inlined as text, not called: a compiled function calling another is kept on disk without a
+note of the other's source, so an edit of the chain would leave a stale run. Every operation is written so that both give the same bits: `** -2.0`
 (numba turns `** -2` into a product, Python calls pow), the erfc inlined with the package's own
 operations (`-x / sqrt2`, `z / 2.0`), no fused multiply-adds (numba's default). `test_kernel_compiled.py`
 checks the compiled chain against the plain one bit for bit.
@@ -135,66 +139,129 @@ def _step(j: int) -> str:
     return _STEP.format(j=j, k=j + 1, cdf_a=cdf_a, cdf_b=cdf_b, fit=_ERFC_FIT).rstrip("\n")
 
 
-def chain_source(n: int) -> str:
-    """`chain_{n}(priors, draws, beta2, tau2, margin)`: posteriors of n players sorted best first."""
+def _update_lines(n: int, prior: str) -> list[str]:
+    """The chain's update of n players sorted best first, up to the posteriors `q_pi{i}` / `q_tau{i}`;
+    `prior` is the expression of player i's (mu, sigma), with `{i}` in it."""
     m = n - 1
-    lines = [f"def chain_{n}(priors, draws, beta2, tau2, margin):"]
-    lines.append("    (" + "".join(f"draw{j}, " for j in range(m)) + ") = draws")
+    lines = []
     for i in range(n):
         lines += [
-            f"    mu, sigma = priors[{i}]",
-            f"    p_pi{i} = sqrt(sigma * sigma + tau2) ** -2.0",
-            f"    p_tau{i} = p_pi{i} * mu",
-            f"    a = 1.0 / (1.0 + beta2 * p_pi{i})",
-            "    perf_pi = a * p_pi" + str(i),
-            f"    s_pi{i} = 1.0 / (1.0 / perf_pi)",
-            f"    s_tau{i} = s_pi{i} * ((a * p_tau{i}) / perf_pi)",
-            f"    lt_pi{i} = lt_tau{i} = rt_pi{i} = rt_tau{i} = 0.0",
+            "mu, sigma = " + prior.format(i=i),
+            f"p_pi{i} = sqrt(sigma * sigma + tau2) ** -2.0",
+            f"p_tau{i} = p_pi{i} * mu",
+            f"a = 1.0 / (1.0 + beta2 * p_pi{i})",
+            "perf_pi = a * p_pi" + str(i),
+            f"s_pi{i} = 1.0 / (1.0 / perf_pi)",
+            f"s_tau{i} = s_pi{i} * ((a * p_tau{i}) / perf_pi)",
+            f"lt_pi{i} = lt_tau{i} = rt_pi{i} = rt_tau{i} = 0.0",
         ]
     for j in range(m):
-        lines.append(f"    tt_pi{j} = tt_tau{j} = 0.0")
-    lines.append("    for _ in range(MAX_ITERATIONS):")
-    lines.append("        delta = 0.0")
+        lines.append(f"tt_pi{j} = tt_tau{j} = 0.0")
+    loop = ["for _ in range(MAX_ITERATIONS):", "    delta = 0.0"]
     if m == 1:
-        lines.append(_step(0))
+        loop.append(_step(0)[4:].replace("\n    ", "\n"))
     else:
         for j in range(m - 1):
-            lines.append(_step(j))
-            lines.append(_UP_RIGHT.format(ind="        ", j=j, k=j + 1).rstrip("\n"))
+            loop.append(_step(j)[4:].replace("\n    ", "\n"))
+            loop.append(_UP_RIGHT.format(ind="    ", j=j, k=j + 1).rstrip("\n"))
         for j in range(m - 1, 0, -1):
-            lines.append(_step(j))
-            lines.append(_UP_LEFT.format(ind="        ", j=j).rstrip("\n"))
-    lines.append("        if delta <= DELTA:")
-    lines.append("            break")
+            loop.append(_step(j)[4:].replace("\n    ", "\n"))
+            loop.append(_UP_LEFT.format(ind="    ", j=j).rstrip("\n"))
+    loop += ["    if delta <= DELTA:", "        break"]
+    lines += "\n".join(loop).split("\n")
     # The two ends: factor 0 to its left variable, factor m-1 to its right one.
-    lines += ["    bp = s_pi1 + rt_pi1", "    bt = s_tau1 + rt_tau1", _UP_LEFT.format(ind="    ", j=0).rstrip("\n")]
-    lines += [
-        f"    ap = s_pi{m - 1} + lt_pi{m - 1}",
-        f"    at = s_tau{m - 1} + lt_tau{m - 1}",
-        _UP_RIGHT.format(ind="    ", j=m - 1, k=m).rstrip("\n"),
-    ]
-    out = []
+    lines += ["bp = s_pi1 + rt_pi1", "bt = s_tau1 + rt_tau1", _UP_LEFT.format(ind="", j=0).rstrip("\n")]
+    lines += [f"ap = s_pi{m - 1} + lt_pi{m - 1}", f"at = s_tau{m - 1} + lt_tau{m - 1}",
+              _UP_RIGHT.format(ind="", j=m - 1, k=m).rstrip("\n")]
     for i in range(n):
         lines += [
-            f"    u_pi = lt_pi{i} + rt_pi{i}",
-            f"    u_tau = lt_tau{i} + rt_tau{i}",
-            "    if u_pi:",
-            "        u_mu = u_tau / u_pi",
-            "        u_pi = 1.0 / (1.0 / u_pi)",
-            "        u_tau = u_pi * u_mu",
-            "    a = 1.0 / (1.0 + beta2 * u_pi)",
-            f"    q_pi{i} = p_pi{i} + a * u_pi",
-            f"    q_tau{i} = p_tau{i} + a * u_tau",
+            f"u_pi = lt_pi{i} + rt_pi{i}",
+            f"u_tau = lt_tau{i} + rt_tau{i}",
+            "if u_pi:",
+            "    u_mu = u_tau / u_pi",
+            "    u_pi = 1.0 / (1.0 / u_pi)",
+            "    u_tau = u_pi * u_mu",
+            "a = 1.0 / (1.0 + beta2 * u_pi)",
+            f"q_pi{i} = p_pi{i} + a * u_pi",
+            f"q_tau{i} = p_tau{i} + a * u_tau",
         ]
-        out.append(f"(q_tau{i} / q_pi{i}, sqrt(1 / q_pi{i}))")
+    return "\n".join(lines).split("\n")
+
+
+def _no_raise(line: str) -> str:
+    """In a run, a chain's raise leaves the iterations with `overflow` set: the game goes back to `apply`."""
+    if "raise RatingOverflow" not in line:
+        return line
+    pad = line[: len(line) - len(line.lstrip())]
+    return f"{pad}overflow = True\n{pad}break"
+
+
+def _indent(lines: list[str], by: int) -> list[str]:
+    return [" " * by + line if line else line for line in lines]
+
+
+def chain_source(n: int) -> str:
+    """`chain_{n}(priors, draws, beta2, tau2, margin)`: posteriors of n players sorted best first."""
+    lines = [f"def chain_{n}(priors, draws, beta2, tau2, margin):"]
+    lines.append("    (" + "".join(f"draw{j}, " for j in range(n - 1)) + ") = draws")
+    lines += _indent(_update_lines(n, "priors[{i}]"), 4)
+    out = [f"(q_tau{i} / q_pi{i}, sqrt(1 / q_pi{i}))" for i in range(n)]
     lines.append("    return [" + ", ".join(out) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def run_source(n: int) -> str:
+    """`run_{n}(...)`: a run of n-player games, each seat a different entrant, counted and rated in schedule
+    order with the chain inlined (numba compiles it as one loop: `arena.stats.kernel.compiled_run`). Per game
+    it does what `RatingBook.apply` does: the same totals added in the same order, the same chain on the
+    same sorted priors, so the same bits. It returns at the first game whose rating it leaves to the
+    caller, its totals counted (a tie, averaged over orderings; an upset beyond double precision), or
+    at the end of the rows. `totals` holds a row per `EntrantStats` field, in its order, a column per
+    entrant (counts too: whole numbers are exact in doubles)."""
+    seat = range(n)
+    pairs = [(a, b) for a in seat for b in seat if a < b]
+    lines = [
+        f"def run_{n}(seats, ranks, points, faults, start, place, totals, beta2, tau2, margin):",
+        "    mus, sigmas, games, seat_counts, wins, point_sums, rank_sums, fault_counts = totals",
+        "    " + " = ".join(f"draw{j}" for j in range(n - 1)) + " = False",
+        "    for g in range(start, seats.shape[0]):",
+        "        row = seats[g]",
+        "        rank = ranks[g]",
+        "        " + ", ".join(f"k{s}" for s in seat) + " = " + ", ".join(f"rank[{s}]" for s in seat),
+        "        winners = " + " + ".join(f"(k{s} == 1)" for s in seat),
+        f"        for s in range({n}):",
+        "            who = row[s]",
+        "            seat_counts[who] += 1",
+        "            point_sums[who] += points[g, s]",
+        "            rank_sums[who] += rank[s]",
+        "            fault_counts[who] += faults[g, s]",
+        "            if rank[s] == 1:",
+        "                wins[who] += 1.0 / winners",
+        "            games[who] += 1",
+        "        if " + " or ".join(f"k{a} == k{b}" for a, b in pairs) + ":",
+        "            return g",
+    ]
+    # the seat at each place, best first (ranks are distinct here): sorted(range(n), key=rank)
+    for s in seat:
+        lines.append("        place[0 + " + " + ".join(f"(k{t} < k{s})" for t in seat if t != s) + f"] = {s}")  # an int, not a bool
+    lines.append("        " + ", ".join(f"e{i}" for i in seat) + " = " + ", ".join(f"row[place[{i}]]" for i in seat))
+    lines.append("        overflow = False")
+    update = _update_lines(n, "mus[e{i}], sigmas[e{i}]")
+    end = update.index("bp = s_pi1 + rt_pi1")  # after the iterations, before the two ends
+    lines += _indent([part for line in update[:end] for part in _no_raise(line).split("\n")], 8)
+    lines += ["        if overflow:", "            return g"]
+    lines += _indent(update[end:], 8)
+    for i in seat:
+        lines += [f"        mus[e{i}] = q_tau{i} / q_pi{i}", f"        sigmas[e{i}] = sqrt(1 / q_pi{i})"]
+    lines.append("    return seats.shape[0]")
     return "\n".join(lines) + "\n"
 
 
 HEADER = '''\
 """GENERATED by `python -m arena.stats.chain_source --write`; do not edit (edit chain_source.py).
 
-The TrueSkill chain for {first} to {last} players; see `arena.stats.chain_source` for what and why."""
+The TrueSkill chain for {first} to {last} players, and the compiled run of games that inlines it; see
+`arena.stats.chain_source` for what and why."""
 
 # mypy: ignore-errors
 # fmt: off
@@ -209,9 +276,10 @@ __all__ = [{names}]
 def module_source() -> str:
     """The whole text of chains.py."""
     counts = list(GENERATED_COUNTS)
-    names = ", ".join(f'"chain_{n}"' for n in counts)
+    names = ", ".join([f'"chain_{n}"' for n in counts] + [f'"run_{n}"' for n in counts])
     parts = [HEADER.format(first=counts[0], last=counts[-1], names=names)]
     parts += ["\n" + chain_source(n) for n in counts]
+    parts += ["\n" + run_source(n) for n in counts]
     return "\n".join(parts)
 
 

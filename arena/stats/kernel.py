@@ -37,7 +37,7 @@ from arena.stats.chain_source import (
     sqrt2,
 )
 
-__all__ = ["COMPILE_FROM", "Chain", "FastRater", "RatingModel", "RatingOverflow", "chain", "compiled_chain", "plain_cost"]
+__all__ = ["COMPILE_FROM", "Chain", "FastRater", "RatingModel", "RatingOverflow", "chain", "compiled_chain", "compiled_run", "plain_cost"]
 
 
 @dataclass(frozen=True)
@@ -140,6 +140,28 @@ def compiled_chain(n: int) -> Chain:
 _COMPILED: dict[int, Chain] = {}
 
 
+def compiled_run(n: int) -> Callable[..., int] | None:
+    """`chains.run_{n}` compiled by numba (kept on disk as the chains are), or None beyond the generated
+    counts: a run of n-player games rated in one loop, bit for bit as `RatingBook.apply` rates them."""
+    found = _RUNS.get(n)
+    if found is not None or n not in GENERATED_COUNTS:
+        return found
+    import numba
+
+    from arena.stats import chains
+
+    source = getattr(chains, f"run_{n}")
+    try:
+        made: Callable[..., int] = numba.njit(cache=True)(source)
+    except RuntimeError:  # no writable cache folder: compile in memory
+        made = numba.njit(cache=False)(source)
+    _RUNS[n] = made
+    return made
+
+
+_RUNS: dict[int, Callable[..., int]] = {}
+
+
 class FastRater:
     """Free-for-all TrueSkill with the package's results and symmetric ties, fast enough for big stores."""
 
@@ -159,6 +181,21 @@ class FastRater:
         if self._left is not None and work >= self._left:
             self._chain = compiled_chain
         self._left = None
+
+    def compiles(self) -> bool:
+        """Whether this rater runs the compiled chain now (see `expect`)."""
+        return self._chain is compiled_chain
+
+    def compiled_run(self, n: int) -> Callable[..., int] | None:
+        """`kernel.compiled_run(n)` with this rater's constants, once this rater has compiled its chain
+        (`expect`); None before, or beyond the generated counts."""
+        if not self.compiles():
+            return None
+        run = compiled_run(n)
+        if run is None:
+            return None
+        beta2, tau2, margin = self._beta2, self._tau2, self._margin
+        return lambda *args: run(*args, beta2, tau2, margin)
 
     def _next_chain(self, n: int) -> Chain:
         """The chain for this game: plain Python, until this rater has done `compile_from` of plain work."""

@@ -13,10 +13,10 @@ with tau = 0 a game can never make anyone's sigma grow.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from arena.jsonvalue import JSON
-from arena.results.stored import RatedGame
+from arena.results.stored import RatedGame, RatedRows
 from arena.stats import kernel
 from arena.stats.kernel import FastRater, RatingModel, RatingOverflow
 
@@ -31,6 +31,36 @@ __all__ = [
     "Standing",
     "leaderboard",
 ]
+
+
+# EntrantStats' fields in the order of `chains.run_{n}`'s totals; the counts among them
+_FIELDS = ("mu", "sigma", "games", "seats", "wins", "points", "rank_sum", "faults")
+_INTS = ("games", "seats", "faults")
+
+
+def _run_arrays(rows: RatedRows, after: int, entrants: int) -> tuple[Any, ...] | None:
+    """(seats, ranks, points, faults) of rows a compiled run can take, as arrays: None unless every game
+    has as many seats, every index is above `after` and increasing, every seat a different entrant."""
+    import numpy as np
+
+    from arena.stats.columns import number_matrix
+
+    seats_t, ranks_t, points_t, faults_t = rows.columns
+    decoded = (number_matrix(seats_t, np.int64), number_matrix(ranks_t, np.int64), number_matrix(points_t, np.float64),
+               number_matrix(faults_t, np.int64))
+    shapes = {None if a is None else a.shape for a in decoded}
+    if len(shapes) != 1 or None in shapes:
+        return None
+    arrays = tuple(decoded)
+    seats = decoded[0]
+    assert seats is not None
+    idx = np.array(rows.indices, dtype=np.int64)
+    if idx[0] <= after or not (np.diff(idx) > 0).all() or seats.min() < 0 or seats.max() >= entrants:
+        return None
+    ordered = np.sort(seats, axis=1)
+    if (ordered[:, 1:] == ordered[:, :-1]).any():  # an entrant in two seats (`fill: cycle`): `apply` rates it
+        return None
+    return arrays
 
 
 # --- the standings ------------------------------------------------------------------------------------
@@ -121,6 +151,38 @@ class RatingBook:
     def apply_all(self, games: Iterable[RatedGame]) -> None:
         for g in games:
             self.apply(g)
+
+    def apply_rows(self, rows: RatedRows) -> None:
+        """`apply` of every row in order. Once the rater has compiled its chain (a cold store), the rows run
+        through one compiled loop (`kernel.compiled_run`) that leaves only the ratings of ties and of
+        upsets beyond double precision to `FastRater.rate` here: the same bits as `apply`."""
+        rater = self.rater()
+        arrays = _run_arrays(rows, self.last_index, len(self.entrants)) if rater.compiles() and len(rows) else None
+        run = rater.compiled_run(arrays[0].shape[1]) if arrays is not None else None
+        if run is None or arrays is None:
+            self.apply_all(rows.games())
+            return
+        import numpy as np  # a cold store's rater has loaded numba, and numpy with it
+
+        totals = np.array([[getattr(e, f) for e in self.entrants] for f in _FIELDS], dtype=np.float64)
+        mus, sigmas = totals[0], totals[1]
+        place = np.zeros(arrays[0].shape[1], dtype=np.int64)
+        row, total = 0, len(rows)
+        while (row := run(*arrays, row, place, totals)) < total:
+            mine = arrays[0][row].tolist()  # a tie or an overflow: counted, its rating left to the rater
+            try:
+                post = rater.rate([(float(mus[e]), float(sigmas[e])) for e in mine], arrays[1][row].tolist())
+            except RatingOverflow:
+                self.unrated += 1
+            else:
+                for e, (mu, sigma) in zip(mine, post):
+                    mus[e], sigmas[e] = mu, sigma
+            row += 1
+        for f, column in zip(_FIELDS, totals.tolist()):
+            for st, value in zip(self.entrants, column):
+                setattr(st, f, int(value) if f in _INTS else value)
+        self.rated += total
+        self.last_index = rows.indices[-1]
 
     def copy(self) -> "RatingBook":
         return RatingBook(
@@ -243,6 +305,14 @@ class OrderedRatings:
     def add_all(self, games: Iterable[RatedGame]) -> None:
         for g in games:
             self.add(g)
+
+    def add_rows(self, rows: RatedRows) -> None:
+        """`add` of every row; the rows that continue the prefix with no gap are applied in one go."""
+        head = 0 if self.pending else rows.run_from(self.prefix.last_index + 1)
+        if head:
+            self.prefix.apply_rows(rows.head(head) if head < len(rows) else rows)
+        for i in range(head, len(rows)):
+            self.add(rows.game(i))
 
     def current(self) -> RatingBook:
         if not self.pending:

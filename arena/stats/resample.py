@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
+from arena.stats.columns import rows_or_matrix
 from arena.stats.intervals import DealGame
 
 Matrix = npt.NDArray[np.float64]
@@ -107,7 +108,13 @@ def game_arrays(games: Sequence[DealGame]) -> tuple[Ints, Ints, Ints, Ints]:
     return index, np.asarray([g.seed for g in games], dtype=np.int64), seats, ranks
 
 
-def _padded(rows: Sequence[Sequence[int]], width: int) -> Ints:
+def _width(rows: Any) -> int:
+    return int(rows.shape[1]) if isinstance(rows, np.ndarray) else max((len(r) for r in rows), default=1)
+
+
+def _padded(rows: Any, width: int) -> Ints:
+    if isinstance(rows, np.ndarray) and rows.shape[1] == width:
+        return rows.astype(np.int64, copy=False)
     if all(len(r) == width for r in rows):
         return np.asarray(rows, dtype=np.int64).reshape(len(rows), width)
     out = np.full((len(rows), width), -1, dtype=np.int64)
@@ -116,10 +123,12 @@ def _padded(rows: Sequence[Sequence[int]], width: int) -> Ints:
     return out
 
 
-def blocks_from_rows(chunks: Iterable[tuple[Sequence[int], Sequence[int], Sequence[Sequence[int]], Sequence[Sequence[int]]]], entrants: int) -> Blocks:
-    """Deal blocks of games given in chunks of (indices, seeds, seats, ranks) (`arena.results.derived.deal_rows`)."""
-    parts = [(np.asarray(i, dtype=np.int64), np.asarray(s, dtype=np.int64), seats, ranks) for i, s, seats, ranks in chunks]
-    width = max((len(r) for _, _, seats, _ in parts for r in seats), default=1)
+def blocks_from_rows(chunks: Iterable[tuple[Sequence[int], Sequence[int], Sequence[str], Sequence[str]]], entrants: int) -> Blocks:
+    """Deal blocks of games given in chunks of (indices, seeds, seats, ranks), seats and ranks the store's JSON
+    lists (`arena.results.derived.deal_rows`)."""
+    parts = [(np.asarray(i, dtype=np.int64), np.asarray(s, dtype=np.int64), rows_or_matrix(seats), rows_or_matrix(ranks))
+             for i, s, seats, ranks in chunks]
+    width = max((_width(seats) for _, _, seats, _ in parts), default=1)
     if not parts:
         none = np.zeros(0, dtype=np.int64)
         return blocks_from_arrays(none, none, np.zeros((0, width), dtype=np.int64), np.zeros((0, width), dtype=np.int64), entrants)

@@ -46,11 +46,12 @@ def store_ratings(store: Store, model: RatingModel = RatingModel(), use_cache: b
         book = None  # the cache holds games the standings do not count
     start = book.last_index + 1 if book is not None else 0
     ordered = OrderedRatings(book if book is not None else RatingBook.new(model, n))
-    games = store.rated_games(start, below)
-    first = next(games, None)
+    chunks = store.rated_rows(start, below)
+    first = next(chunks, None)
     if first is not None:  # all the games after the cache, rated now: a cold store compiles the chain at once
-        ordered.prefix.rater().expect((store.info().stored_games - start) * plain_cost(len(first.seats)))
-        ordered.add_all(itertools.chain([first], games))
+        ordered.prefix.rater().expect((store.info().stored_games - start) * plain_cost(len(first.game(0).seats)))
+        for rows in itertools.chain([first], chunks):
+            ordered.add_rows(rows)
     if use_cache and ordered.prefix.last_index + 1 > start:
         save_cache(store, ordered.prefix)
     return ordered

@@ -14,6 +14,8 @@ import pytest
 
 from arena.stats import chain_source, kernel
 from arena.stats.kernel import FastRater, RatingModel, RatingOverflow, chain, compiled_chain
+from arena.jsonvalue import dumps_str
+from arena.results.stored import RatedRows
 from arena.stats.ratings import RatingBook, RatedGame
 
 pytestmark = pytest.mark.slow  # the first run on a machine compiles five chains (about 2 s each)
@@ -58,20 +60,24 @@ def test_the_compiled_chain_equals_the_plain_one_bit_for_bit(n: int) -> None:
     assert overflows > 0  # the cases reach the edge where both must raise RatingOverflow
 
 
-def test_a_chain_written_with_an_integer_power_is_not_bit_identical_compiled(tmp_path: Path) -> None:
-    """Control: the comparison above can fail. numba turns `x ** -2` into a product where Python calls
-    pow, which is why the generator writes `** -2.0`; with the integer power the bits differ."""
-    source = chain_source.module_source().replace(" ** -2.0", " ** -2")
+def _int_power_chains(tmp_path: Path) -> Any:
+    """chains.py as the generator would write it with `** -2` for `** -2.0`, loaded from a file."""
     path = tmp_path / "int_power_chains.py"
-    path.write_text(source)
+    path.write_text(chain_source.module_source().replace(" ** -2.0", " ** -2"))
     spec = importlib.util.spec_from_file_location("int_power_chains", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
+    return module
+
+
+def test_a_chain_written_with_an_integer_power_is_not_bit_identical_compiled(tmp_path: Path) -> None:
+    """Control: the comparison above can fail. numba turns `x ** -2` into a product where Python calls
+    pow, which is why the generator writes `** -2.0`; with the integer power the bits differ."""
     import numba  # type: ignore[import-untyped]
 
-    fast = numba.njit(cache=False)(module.chain_2)
+    fast = numba.njit(cache=False)(_int_power_chains(tmp_path).chain_2)
     differ = sum(_bits(_outcome(fast, p, d)) != _bits(_outcome(chain(2), p, d)) for p, d in _cases(2, 2000, seed=5))
     assert differ > 0
 
@@ -98,3 +104,99 @@ def test_a_book_that_compiles_midway_rates_exactly_as_one_that_never_does(monkey
 
 def test_the_kept_chains_file_is_what_the_generator_writes() -> None:
     assert chain_source.main([]) == 0, "run `python -m arena.stats.chain_source --write`"
+
+
+# --- a cold store's rows rated in one compiled loop (`RatingBook.apply_rows`, `chains.run_{n}`) ----------
+
+
+def _rows(games: list[RatedGame]) -> RatedRows:
+    def texts(column: str) -> tuple[str, ...]:
+        return tuple(dumps_str(list(getattr(g, column))) for g in games)
+
+    return RatedRows([g.index for g in games], (texts("seats"), texts("ranks"), texts("points"), texts("faults")))
+
+
+def _random_games(n: int, count: int, entrants: int, seed: int, first: int = 0) -> list[RatedGame]:
+    rnd = random.Random(seed)
+    games = []
+    for i in range(count):
+        seats = tuple(rnd.sample(range(entrants), n))
+        ranks = tuple(rnd.randint(1, n) for _ in range(n)) if i % 4 == 0 else tuple(rnd.sample(range(1, n + 1), n))
+        points = tuple(float(rnd.randint(-20, 60)) if i % 7 else rnd.uniform(-5, 5) for _ in range(n))
+        games.append(RatedGame(first + i, seats, ranks, points, tuple(rnd.randint(0, 2) for _ in range(n))))
+    return games
+
+
+def _far_apart(book: RatingBook, seed: int) -> RatingBook:
+    """Priors up to 300 apart, with small sigmas: some upsets among them are beyond double precision."""
+    rnd = random.Random(seed)
+    for e in book.entrants:
+        e.mu, e.sigma = rnd.uniform(-150.0, 150.0), rnd.uniform(0.05, 2.0)
+    return book
+
+
+def _state(book: RatingBook) -> Any:
+    return ([tuple(v.hex() if isinstance(v, float) else v for v in vars(e).values()) for e in book.entrants],
+            book.rated, book.unrated, book.last_index)
+
+
+def _compiled_book(entrants: int) -> RatingBook:
+    book = RatingBook.new(MODEL, entrants, rater=FastRater(MODEL, compile_from=1.0))
+    book.rater().expect(10.0)
+    assert book.rater().compiles()
+    return book
+
+
+@pytest.mark.parametrize("n", list(chain_source.GENERATED_COUNTS))
+def test_rows_rated_in_one_compiled_run_equal_game_by_game_bit_for_bit(n: int) -> None:
+    games = _random_games(n, 1500, entrants=9, seed=n)
+    plain = _far_apart(RatingBook.new(MODEL, 9), seed=n)
+    plain.apply_all(games)
+    fast = _far_apart(_compiled_book(9), seed=n)
+    fast.apply_rows(_rows(games[:700]))
+    fast.apply_rows(_rows(games[700:]))
+    assert _state(fast) == _state(plain)
+    assert plain.unrated > 0  # the overflow edge is reached, and left to the rater exactly as `apply` does
+    assert sum(len(set(g.ranks)) < n for g in games) > 100  # and ties, averaged over their orderings
+
+
+def test_rows_a_run_cannot_take_are_applied_game_by_game() -> None:
+    """An entrant in two seats, games of several sizes, a fraction in an integer column, an index that
+    does not follow the book's: the rows go through `apply`, with its results and its errors."""
+    filled = [RatedGame(i, (0, 1, 0, 2), (1, 2, 3, 4), (1.0,) * 4, (0,) * 4) for i in range(3)]
+    mixed = _random_games(3, 5, 5, seed=1) + _random_games(4, 5, 5, seed=2, first=5)
+    fraction = [RatedGame(0, (0, 1), (1, 2), (1.0, 0.0), (0, 0))]
+    for games in (filled, mixed, fraction):
+        plain = RatingBook.new(MODEL, 5)
+        plain.apply_all(games)
+        fast = _compiled_book(5)
+        rows = _rows(games)
+        if games is fraction:
+            rows = RatedRows(rows.indices, (rows.columns[0], ("[1.5,2]",), rows.columns[2], rows.columns[3]))
+            plain = RatingBook.new(MODEL, 5)
+            plain.apply(RatedGame(0, (0, 1), (1.5, 2), (1.0, 0.0), (0, 0)))  # type: ignore[arg-type]
+        fast.apply_rows(rows)
+        assert _state(fast) == _state(plain)
+    book = _compiled_book(5)
+    book.apply_rows(_rows(_random_games(2, 3, 5, seed=3, first=10)))
+    with pytest.raises(ValueError, match="schedule order"):
+        book.apply_rows(_rows(_random_games(2, 3, 5, seed=4, first=5)))
+
+
+def test_a_run_written_with_an_integer_power_is_not_bit_identical(tmp_path: Path) -> None:
+    """Control: the run comparison above can fail. The same run compiled from a source with `** -2`
+    moves the ratings' last bits."""
+    import numba
+
+    wrong = numba.njit(cache=False)(_int_power_chains(tmp_path).run_4)
+    games = _random_games(4, 600, entrants=6, seed=11)
+    plain = RatingBook.new(MODEL, 6)
+    plain.apply_all(games)
+    fast = _compiled_book(6)
+    fast.apply_rows(_rows(games))
+    assert _state(fast) == _state(plain)
+    bent = _compiled_book(6)
+    rater = bent.rater()
+    rater.compiled_run = lambda n: (lambda *args: wrong(*args, rater._beta2, rater._tau2, rater._margin))  # type: ignore[method-assign]
+    bent.apply_rows(_rows(games))
+    assert _state(bent) != _state(plain)
