@@ -26,9 +26,12 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # ARENA_PURE=1 (e.g. `ARENA_PURE=1 make test`): pure Python, the built extensions deleted.
+ifdef ARENA_PURE
 native: | $(STAMP)
-	@if [ -n "$$ARENA_PURE" ]; then rm -f $(NATIVE) arena/_native__mypyc.*.so $(COMPILED:.py=.*.so); \
-	else $(MAKE) --no-print-directory $(NATIVE); fi
+	rm -f $(NATIVE) arena/_native__mypyc.*.so $(COMPILED:.py=.*.so)
+else
+native: $(NATIVE)
+endif
 
 $(NATIVE): setup.py $(COMPILED) | $(STAMP)
 	$(PY) -m pip install --quiet --no-deps -e .
@@ -57,9 +60,9 @@ bench: setup
 	$(PY) -m bench $(ARGS)
 
 # Mutation testing of schedule, clock and verify (slow; not part of `make test`). ARGS: module names.
-# On pure Python: a compiled module would run instead of its mutants.
-mutation: export ARENA_PURE := 1
-mutation: setup
+# On pure Python (a compiled module would run instead of its mutants); `make setup` compiles again afterwards.
+mutation:
+	ARENA_PURE=1 $(MAKE) --no-print-directory setup
 	$(PY) tools/mutation-report $(ARGS)
 
 clean:
