@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import collections
 import os
-import selectors
 import signal
 import subprocess
 import time
@@ -28,7 +27,7 @@ from arena.core.limits import Limits
 from arena.errors import BotStartError
 from arena.jsonvalue import JSON, dumps_line, loads
 from arena.referee.clock import Clock
-from arena.referee.pipe import Pipes
+from arena.referee.pipe import Pipes, Poller
 from arena.referee.process import spawn
 from arena.sandbox.launch import Launch
 from arena.sandbox.policy import SandboxPolicy
@@ -124,7 +123,7 @@ class BotSession:
             raise
         assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
         self.pipes = Pipes(self.proc.stdin, self.proc.stdout, self.proc.stderr, limits, self)
-        self._sel = selectors.DefaultSelector()
+        self._sel = Poller()
         self.pipes.attach(self._sel)
         self._lines: collections.deque[Line] = collections.deque()
 

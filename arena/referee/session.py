@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import enum
 import os
-import selectors
 import signal
 import subprocess
 import time
@@ -27,7 +26,7 @@ from arena.referee.clock import Deadline
 from arena.core.time_control import TimeControl
 from arena.core.faults import Fault, FaultKind
 from arena.core.limits import Limits
-from arena.referee.pipe import Pipes
+from arena.referee.pipe import Pipes, Poller
 from arena.exits import describe_exit
 from arena.referee.process import group_alive, killpg, live_group_members, reap, spawn, wait_group_gone
 from arena.sandbox.launch import Launch
@@ -120,7 +119,7 @@ class BotProcess:
         return UnstartedBot(spec, time_control, limits, reason)
 
     def _handshake(self, deadline: Deadline, clock: Callable[[], float]) -> None:
-        sel = selectors.DefaultSelector()
+        sel = Poller()
         pipes = self.pipes
         try:
             pipes.attach(sel)
@@ -229,7 +228,7 @@ class BotProcess:
 
     # --- pipes (the referee's loop drives them) ---------------------------------------------------
 
-    def attach(self, sel: selectors.BaseSelector) -> None:
+    def attach(self, sel: Poller) -> None:
         self.pipes.attach(sel)
 
     def detach(self) -> None:
@@ -315,7 +314,7 @@ class BotProcess:
     def _wait_draining(self, timeout: float) -> int | None:
         """Wait for the exit while draining both pipes, so a bot blocked on a full pipe can still exit."""
         deadline = time.monotonic() + timeout
-        sel = selectors.DefaultSelector()
+        sel = Poller()
         pipes = self.pipes
         try:
             pipes.detach()
@@ -369,7 +368,7 @@ class UnstartedBot(BotProcess):
     def stderr_tail(self) -> tuple[str, ...]:
         return ()
 
-    def attach(self, sel: selectors.BaseSelector) -> None:
+    def attach(self, sel: Poller) -> None:
         pass
 
     def detach(self) -> None:

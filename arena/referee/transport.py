@@ -1,6 +1,6 @@
 """How the referee hears from the bots of a game: typed arrivals, each stamped when it was read.
 
-`SelectorTransport` is the real one: one `selectors` loop over every bot's pipes. Each `wait` first
+`SelectorTransport` is the real one: one epoll (`pipe.Poller`) over every bot's pipes. Each `wait` first
 reads every ready pipe, stamping each read with the injected clock the moment `os.read` returns, and
 only then hands the arrivals back to be judged. So the time a line is credited with includes none of
 the referee's work on the lines of the same wait, and at most the judging of the previous wait's
@@ -26,13 +26,12 @@ arrivals on a fake clock, so deadline arithmetic is tested exactly, without slee
 from __future__ import annotations
 
 import enum
-import selectors
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol, Sequence
 
 from arena.referee.clock import Clock
 from arena.core.limits import Limits
-from arena.referee.pipe import ERR, IN, OUT, Pipes
+from arena.referee.pipe import ERR, IN, OUT, Pipes, Poller
 from arena.referee.session import BotSpec, Classification
 
 
@@ -102,7 +101,7 @@ class SelectorTransport:
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
-        self.sel = selectors.DefaultSelector()
+        self.sel = Poller()
 
     def watch(self, bot: BotHandle) -> None:
         pipes = getattr(bot, "pipes", None)  # None: a bot that could not be started has no pipes
@@ -118,10 +117,9 @@ class SelectorTransport:
         """Everything ready within `timeout` seconds, read before any of it is judged."""
         arrivals: list[Arrival] = []
         clock = self.clock
-        ready = self.sel.select(timeout if timeout > 0.0 else 0.0)
+        ready = self.sel.ready(timeout)
         checked = clock()
-        for key, _ in ready:
-            bot, which = key.data
+        for bot, which in ready:
             pipes: Pipes = bot.pipes
             if which == OUT:
                 lines = pipes.read_stdout()

@@ -18,6 +18,7 @@ from typing import Any
 from click.testing import CliRunner
 
 import arena.protocol as protocol
+from arena.protocol import wording
 from arena.cli import main
 
 pytestmark = pytest.mark.process
@@ -84,7 +85,7 @@ OLD_WORK_S = 1.28
 
 
 def test_control_with_unbounded_work_on_a_line_the_innocent_bot_times_out(monkeypatch):
-    monkeypatch.setattr(protocol, "preview", _old_on_a_slow_machine)
+    monkeypatch.setattr(wording, "preview", _old_on_a_slow_machine)  # where the compiled answers look it up
     assert innocent_timeouts(play()) >= 1
 
 

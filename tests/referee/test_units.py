@@ -93,3 +93,41 @@ def test_forfeit_ranks_faulty_seats_last_sharing_last_place():
     assert apply_policy((1, 2, 3), {0, 1, 2}, FaultPolicy.FORFEIT) == (1, 1, 1)
     assert apply_policy((1, 2, 3), {0}, FaultPolicy.CONTINUE) == (1, 2, 3)
     assert apply_policy((2, 1), set(), FaultPolicy.FORFEIT) == (2, 1)
+
+
+def test_the_poller_hands_back_the_data_of_ready_fds_with_the_selectors_rules() -> None:
+    """`pipe.Poller` keeps what the referee used of `selectors`: the data of each ready fd, KeyError on a
+    second register or on unregistering an fd it does not watch, and a wait of 0 that does not block."""
+    import os
+    import time
+
+    import pytest
+
+    from arena.referee.pipe import READ, Poller
+
+    r1, w1 = os.pipe()
+    r2, w2 = os.pipe()
+    poller = Poller()
+    try:
+        poller.register(r1, READ, ("one", 0))
+        poller.register(r2, READ, ("two", 0))
+        with pytest.raises(KeyError):
+            poller.register(r1, READ, ("again", 0))
+        assert poller.ready(0.0) == []
+        os.write(w2, b"x")
+        assert poller.ready(0.0) == [("two", 0)]
+        started = time.monotonic()
+        os.write(w1, b"y")
+        assert sorted(poller.ready(1.0)) == [("one", 0), ("two", 0)]
+        assert time.monotonic() - started < 0.5  # returned when ready, not at the timeout
+        poller.unregister(r2)
+        assert poller.ready(0.0) == [("one", 0)]
+        with pytest.raises(KeyError):
+            poller.unregister(r2)
+        started = time.monotonic()
+        os.read(r1, 1)
+        assert poller.ready(0.05) == [] and time.monotonic() - started >= 0.045  # waited for the timeout
+    finally:
+        poller.close()
+        for fd in (r1, w1, r2, w2):
+            os.close(fd)
