@@ -28,12 +28,14 @@ $(STAMP): pyproject.toml
 # ARENA_PURE=1 (e.g. `ARENA_PURE=1 make test`): pure Python, the built extensions deleted.
 ifdef ARENA_PURE
 native: | $(STAMP)
-	rm -f $(NATIVE) arena/_native__mypyc.*.so $(COMPILED:.py=.*.so)
+	rm -f $(NATIVE)
+	find arena -name '*.so' -delete
 else
 native: $(NATIVE)
 endif
 
 $(NATIVE): setup.py $(COMPILED) | $(STAMP)
+	find arena -name '*.so' -delete  # also those of a module renamed or taken off the list
 	$(PY) -m pip install --quiet --no-deps -e .
 
 $(C_BOT): sample_bots/c/random_bot.c
@@ -66,4 +68,5 @@ mutation:
 	$(PY) tools/mutation-report $(ARGS)
 
 clean:
-	rm -rf $(VENV) $(C_BOT) out .pytest_cache .hypothesis mutants build $(NATIVE) arena/_native__mypyc.*.so $(COMPILED:.py=.*.so)
+	rm -rf $(VENV) $(C_BOT) out .pytest_cache .hypothesis mutants build $(NATIVE)
+	find arena -name '*.so' -delete

@@ -14,15 +14,17 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from arena.jsonvalue import JSON
-from arena.protocol.answers import (
+from arena.protocol.exchange import (
     ANSWER_TYPES,
     MAX_ACTION_BYTES,
     MAX_ACTION_DEPTH,
     MAX_ID,
     MAX_INT,
     Answer,
+    REQUEST,
     check_action,
     parse_answer,
+    request_message,
 )
 from arena.protocol.wording import PREVIEW_CHARS, ProtocolViolation, preview
 
@@ -32,7 +34,6 @@ SCHEMA_PATH = Path(__file__).with_name("schema.json")
 # Message "type" values, referee -> bot.
 HELLO = "hello"
 START = "start"
-REQUEST = "request"
 END = "end"
 SHUTDOWN = "shutdown"
 
@@ -65,32 +66,6 @@ def start_message(
         "seat": seat,
         "players": list(players),
         "time_control": dict(time_control),
-    }
-
-
-def request_message(
-    *,
-    request_id: int,
-    game_id: str,
-    game: str,
-    seat: int,
-    step: int,
-    view: JSON,
-    legal: list[JSON],
-    clock: Mapping[str, JSON],
-    events: list[JSON],
-) -> dict[str, JSON]:
-    return {
-        "type": REQUEST,
-        "id": request_id,
-        "game_id": game_id,
-        "game": game,
-        "seat": seat,
-        "step": step,
-        "view": view,
-        "legal": legal,
-        "clock": clock,
-        "events": events,
     }
 
 

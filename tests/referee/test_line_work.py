@@ -85,7 +85,7 @@ OLD_WORK_S = 1.28
 
 
 def test_control_with_unbounded_work_on_a_line_the_innocent_bot_times_out(monkeypatch):
-    monkeypatch.setattr(wording, "preview", _old_on_a_slow_machine)  # where the compiled answers look it up
+    monkeypatch.setattr(wording, "preview", _old_on_a_slow_machine)  # where the compiled exchange looks it up
     assert innocent_timeouts(play()) >= 1
 
 

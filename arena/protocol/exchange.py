@@ -1,4 +1,5 @@
-"""A bot's answer line, judged: well-formed (`parse_answer`) and within the protocol's bounds (`check_action`).
+"""One decision's exchange: the request the referee sends (`request_message`) and the bot's answer line,
+judged well-formed (`parse_answer`) and within the protocol's bounds (`check_action`).
 
 Every decision passes here, so it is compiled with the referee's step loop (`[tool.arena] compiled`);
 its wording of what is wrong is `arena.protocol.wording`'s.
@@ -6,11 +7,12 @@ its wording of what is wrong is `arena.protocol.wording`'s.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Mapping
 
 from arena.jsonvalue import JSON, dumps
 from arena.protocol import wording
 
+REQUEST = "request"  # the message "type" of a request
 ANSWER_TYPES = ("answer", "action")  # an answer's optional "type"; both spellings are in use
 # What an answer may contain (protocol.md, "answer"). Anything else is a malformed answer.
 MAX_ID = 2**53 - 1  # ids are integers 0 <= id <= MAX_ID (JSON true and 3.0 are not ids)
@@ -25,12 +27,45 @@ _FLAT_WORST = 2 * _FLAT_ITEMS + 2 + _FLAT_ITEMS * (6 * _FLAT_CHARS + 2)
 assert _FLAT_WORST <= MAX_ACTION_BYTES
 
 
-class Answer(NamedTuple):
+class Answer:
     """A well-formed answer line: the id it answers and its action (checked by `check_action`).
-    A named tuple: one is made for every decision, and a tuple is the cheapest record to make."""
+    A compiled class, not a named tuple: one is made for every decision, and this is the cheapest to make."""
 
-    request_id: int
-    action: JSON
+    def __init__(self, request_id: int, action: JSON) -> None:
+        self.request_id = request_id
+        self.action = action
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Answer) and (self.request_id, self.action) == (other.request_id, other.action)
+
+    def __repr__(self) -> str:
+        return f"Answer(request_id={self.request_id!r}, action={self.action!r})"
+
+
+def request_message(
+    *,
+    request_id: int,
+    game_id: str,
+    game: str,
+    seat: int,
+    step: int,
+    view: JSON,
+    legal: list[JSON],
+    clock: Mapping[str, JSON],
+    events: list[JSON],
+) -> dict[str, JSON]:
+    return {
+        "type": REQUEST,
+        "id": request_id,
+        "game_id": game_id,
+        "game": game,
+        "seat": seat,
+        "step": step,
+        "view": view,
+        "legal": legal,
+        "clock": clock,
+        "events": events,
+    }
 
 
 def parse_answer(message: Any) -> Answer:
