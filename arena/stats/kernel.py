@@ -141,16 +141,16 @@ _COMPILED: dict[int, Chain] = {}
 
 
 def compiled_run(n: int) -> Callable[..., int] | None:
-    """`chains.run_{n}` compiled by numba (kept on disk as the chains are), or None beyond the generated
+    """`runs.run_{n}` compiled by numba (kept on disk as the chains are), or None beyond the generated
     counts: a run of n-player games rated in one loop, bit for bit as `RatingBook.apply` rates them."""
     found = _RUNS.get(n)
     if found is not None or n not in GENERATED_COUNTS:
         return found
     import numba
 
-    from arena.stats import chains
+    from arena.stats import runs
 
-    source = getattr(chains, f"run_{n}")
+    source = getattr(runs, f"run_{n}")
     try:
         made: Callable[..., int] = numba.njit(cache=True)(source)
     except RuntimeError:  # no writable cache folder: compile in memory

@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-# EntrantStats' fields in the order of `chains.run_{n}`'s totals; the counts among them
+# EntrantStats' fields in the order of `runs.run_{n}`'s totals; the counts among them
 _FIELDS = ("mu", "sigma", "games", "seats", "wins", "points", "rank_sum", "faults")
 _INTS = ("games", "seats", "faults")
 

@@ -60,11 +60,11 @@ def test_the_compiled_chain_equals_the_plain_one_bit_for_bit(n: int) -> None:
     assert overflows > 0  # the cases reach the edge where both must raise RatingOverflow
 
 
-def _int_power_chains(tmp_path: Path) -> Any:
-    """chains.py as the generator would write it with `** -2` for `** -2.0`, loaded from a file."""
-    path = tmp_path / "int_power_chains.py"
-    path.write_text(chain_source.module_source().replace(" ** -2.0", " ** -2"))
-    spec = importlib.util.spec_from_file_location("int_power_chains", path)
+def _int_power_module(tmp_path: Path, source: str, name: str) -> Any:
+    """A generated module as the generator would write it with `** -2` for `** -2.0`, loaded from a file."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(source.replace(" ** -2.0", " ** -2"))
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -77,7 +77,7 @@ def test_a_chain_written_with_an_integer_power_is_not_bit_identical_compiled(tmp
     pow, which is why the generator writes `** -2.0`; with the integer power the bits differ."""
     import numba  # type: ignore[import-untyped]
 
-    fast = numba.njit(cache=False)(_int_power_chains(tmp_path).chain_2)
+    fast = numba.njit(cache=False)(_int_power_module(tmp_path, chain_source.module_source(), "int_power_chains").chain_2)
     differ = sum(_bits(_outcome(fast, p, d)) != _bits(_outcome(chain(2), p, d)) for p, d in _cases(2, 2000, seed=5))
     assert differ > 0
 
@@ -103,10 +103,10 @@ def test_a_book_that_compiles_midway_rates_exactly_as_one_that_never_does(monkey
 
 
 def test_the_kept_chains_file_is_what_the_generator_writes() -> None:
-    assert chain_source.main([]) == 0, "run `python -m arena.stats.chain_source --write`"
+    assert chain_source.main([]) == 0, "run `python -m arena.stats.chain_source --write`"  # chains.py and runs.py
 
 
-# --- a cold store's rows rated in one compiled loop (`RatingBook.apply_rows`, `chains.run_{n}`) ----------
+# --- a cold store's rows rated in one compiled loop (`RatingBook.apply_rows`, `runs.run_{n}`) ----------
 
 
 def _rows(games: list[RatedGame]) -> RatedRows:
@@ -188,7 +188,7 @@ def test_a_run_written_with_an_integer_power_is_not_bit_identical(tmp_path: Path
     moves the ratings' last bits."""
     import numba
 
-    wrong = numba.njit(cache=False)(_int_power_chains(tmp_path).run_4)
+    wrong = numba.njit(cache=False)(_int_power_module(tmp_path, chain_source.runs_module_source(), "int_power_runs").run_4)
     games = _random_games(4, 600, entrants=6, seed=11)
     plain = RatingBook.new(MODEL, 6)
     plain.apply_all(games)
