@@ -122,6 +122,10 @@ class Ladder:
                 self._drain()  # a new bot: let the games in flight end, then restart with it
                 self._close(interrupted=False)
             paused = self.paused
+            if paused and self.queued:  # tables reserved but not started: a paused ladder holds none (in_flight: 0)
+                for task in self.queued:
+                    self._discard(task.index)
+                self.queued.clear()
             if self.executor is None and not paused and len(active) >= self.config.players:
                 self._open(active)
             if self.executor is not None and not paused:
