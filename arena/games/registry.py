@@ -10,7 +10,7 @@ from arena.games.base import GameSpec
 _GAMES: dict[str, GameSpec] = {}
 
 # The built-in games, imported on first use so that importing arena stays cheap.
-_BUILTIN = ("arena.games.kododo", "arena.games.kolpa", "arena.games.kodama_duo", "arena.games.kodama_draft")
+BUILTIN_MODULES = ("arena.games.kododo", "arena.games.kolpa", "arena.games.kodama_duo", "arena.games.kodama_draft")
 _loaded = False
 
 
@@ -25,7 +25,7 @@ def _load_builtin() -> None:
     global _loaded
     if _loaded:
         return
-    for module in _BUILTIN:
+    for module in BUILTIN_MODULES:
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

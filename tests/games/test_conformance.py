@@ -19,7 +19,7 @@ def test_builtin_games_are_registered():
     from arena.games import registry
 
     packages = {spec.factory.__module__.rsplit(".", 1)[0] for spec in SPECS.values()}
-    assert packages == set(registry._BUILTIN)
+    assert packages == set(registry.BUILTIN_MODULES)
     for spec in SPECS.values():
         seats = sorted(n for name, n in CASES if name == spec.name)
         assert seats == list(range(spec.min_seats, spec.max_seats + 1)) and seats

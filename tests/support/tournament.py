@@ -100,6 +100,28 @@ def bots_running(marker: str) -> list[int]:
     return pids
 
 
+def _children(pid: int) -> list[tuple[int, bytes]]:
+    """(pid, command line) of each child of `pid`."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    out = []
+    for child in map(int, children):
+        try:
+            out.append((child, Path(f"/proc/{child}/cmdline").read_bytes()))
+        except OSError:
+            continue
+    return out
+
+
+def worker_pids(pid: int) -> list[int]:
+    """The worker processes of the `arena run` coordinator `pid`: the children of its fork server (not
+    its resource tracker)."""
+    return [worker for server, cmdline in _children(pid) if b"forkserver" in cmdline
+            for worker, _ in _children(server)]
+
+
 def start_run(config: Path, *args: str) -> subprocess.Popen:
     return subprocess.Popen(
         [*ARENA, "run", "--quiet", "--secret", SECRET, *args, str(config)],

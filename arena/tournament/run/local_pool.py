@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.context
 import os
 import selectors
 import signal
@@ -27,18 +28,38 @@ from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTa
 from arena.tournament.run.affinity import pin
 from arena.tournament.run.signals import sigint_ignored, uninterrupted
 from arena.exits import describe_exit
+from arena.games.registry import BUILTIN_MODULES
 
 PREFETCH = 2  # tasks queued per worker: one playing, one ready
+# What the fork server imports once, before it forks any worker: the worker loop (the referee) and the games.
+WORKER_MODULES = ("arena.tournament.run.local_worker", *BUILTIN_MODULES)
 
 
-def _worker_entry(conn: multiprocessing.connection.Connection, setup: PlayerSetup, cpu: int | None = None) -> None:
+def _worker_entry(conn: multiprocessing.connection.Connection, setup: PlayerSetup, cpu: int | None = None,
+                  env: dict[str, str] | None = None) -> None:
     """A worker process's first call: the referee is imported there, never in the coordinator. With a
-    `cpu` (`affinity.worker_cpus`), the worker and every bot it starts run on that CPU only."""
+    `cpu` (`affinity.worker_cpus`), the worker and every bot it starts run on that CPU only. `env`: the
+    coordinator's environment as the worker starts (the fork server's is the one it was started with)."""
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
     if cpu is not None:
         pin(cpu)
     from arena.tournament.run.local_worker import worker_main
 
     worker_main(conn, setup)
+
+
+def worker_context() -> multiprocessing.context.ForkServerContext:
+    """How workers start: forked from multiprocessing's fork server, a fresh interpreter (started by the
+    first worker, kept while this process lives) that imports `WORKER_MODULES` once. So, as with spawn,
+    a worker holds nothing of the coordinator (not its memory, files or the tournament's store), but it
+    does not pay the interpreter's start-up and the referee's imports again (BENCHMARKS.md, "Worker
+    start-up"). Its environment and working folder are the coordinator's as it starts (`_worker_entry`,
+    multiprocessing's preparation data), as a spawned worker's are."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(list(WORKER_MODULES))
+    return ctx
 
 
 @contextlib.contextmanager
@@ -84,7 +105,8 @@ def _exit_detail(process: BaseProcess) -> str:
 
 
 class LocalPool:
-    """`Executor` over N local worker processes (spawned, so nothing of the coordinator leaks in)."""
+    """`Executor` over N local worker processes (forked by a fork server, so nothing of the coordinator
+    leaks in: see `worker_context`)."""
 
     def __init__(self, workers: int, cpus: Sequence[int] | None = None) -> None:
         """`cpus`: the CPU of each worker (`affinity.worker_cpus`), or None: workers run on any CPU."""
@@ -95,7 +117,7 @@ class LocalPool:
         self.size = workers
         self.cpus: tuple[int | None, ...] = tuple(cpus) if cpus is not None else (None,) * workers
         self.capacity = workers * PREFETCH
-        self.ctx = multiprocessing.get_context("spawn")
+        self.ctx = worker_context()
         self.setup: PlayerSetup | None = None
         self.workers: list[_Worker] = []
         self.started = 0
@@ -110,7 +132,7 @@ class LocalPool:
     def _spawn(self, cpu: int | None) -> _Worker:
         mine, theirs = self.ctx.Pipe(duplex=True)
         self.started += 1
-        proc = self.ctx.Process(target=_worker_entry, args=(theirs, self.setup, cpu), daemon=False,
+        proc = self.ctx.Process(target=_worker_entry, args=(theirs, self.setup, cpu, dict(os.environ)), daemon=False,
                                 name=f"arena-worker-{self.started}")
         with sigint_ignored(), arena_script_not_rerun():
             proc.start()

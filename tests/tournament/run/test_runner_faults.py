@@ -17,7 +17,7 @@ from arena.tournament.run import runner
 
 from arena.tournament.run.player import played_game_id
 
-from tests.support.tournament import SECRET, det_entrants, group_gone, small, standings_json, start_run, stored_count, wait_for
+from tests.support.tournament import SECRET, det_entrants, group_gone, small, standings_json, start_run, stored_count, wait_for, worker_pids
 
 pytestmark = pytest.mark.process
 
@@ -83,23 +83,6 @@ def test_a_bot_that_dies_on_its_second_game_is_charged_once_and_restarted(write_
     assert '"crash"' in faults
 
 
-def _workers(pid: int) -> list[int]:
-    """The coordinator's worker processes (spawned by multiprocessing), not its resource tracker."""
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return []
-    out = []
-    for child in map(int, children):
-        try:
-            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"spawn_main" in cmdline and b"resource_tracker" not in cmdline:
-            out.append(child)
-    return out
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to find the workers")
 def test_a_worker_killed_mid_run_is_reported_and_its_games_played_again(write_config: Callable[..., Path], tmp_path: Path) -> None:
     cfg = write_config(small(2, delay_ms=3, output={"store": "k.sqlite"}), "k.yaml")
@@ -107,8 +90,8 @@ def test_a_worker_killed_mid_run_is_reported_and_its_games_played_again(write_co
     store = tmp_path / "k.sqlite"
     proc = start_run(cfg, "-j", "2")
     try:
-        wait_for(lambda: stored_count(store) >= 3 and len(_workers(proc.pid)) == 2, 60, "games and two workers", proc)
-        victim = _workers(proc.pid)[0]
+        wait_for(lambda: stored_count(store) >= 3 and len(worker_pids(proc.pid)) == 2, 60, "games and two workers", proc)
+        victim = worker_pids(proc.pid)[0]
         os.kill(victim, signal.SIGKILL)
         out, err = proc.communicate(timeout=120)
     finally:
@@ -135,7 +118,7 @@ def test_a_worker_killed_mid_run_is_reported_and_its_games_played_again(write_co
 def test_ctrl_c_at_j2_prints_no_traceback_from_any_worker(write_config: Callable[..., Path], tmp_path: Path) -> None:
     cfg = write_config(small(4, delay_ms=5, output={"store": "c.sqlite"}), "c.yaml")
     proc = start_run(cfg, "-j", "2")
-    wait_for(lambda: len(_workers(proc.pid)) == 2, 60, "two workers", proc)
+    wait_for(lambda: len(worker_pids(proc.pid)) == 2, 60, "two workers", proc)
     time.sleep(0.3)  # mid-game, and (often) while a worker is still importing
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)
