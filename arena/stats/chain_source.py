@@ -7,9 +7,12 @@ variables; we generate that straight-line code once per player count (as `datacl
 `namedtuple` generate theirs), for every count: there is no second, looping copy of the update to keep
 in step. `tests/stats/test_ratings.py` checks it against the package.
 
-Why a file: the same functions run as plain Python (a few games: nothing to compile) and compiled by
-numba (a cold store: `arena.stats.kernel.compiled_chain`); numba keeps compiled code on disk only for
-functions defined in a file. A cold store's games go through `runs.run_{n}` (`kernel.compiled_run`): the
+Why a file: the chains are written twice from this one generator. `chains.py`, with type annotations,
+is what every rater calls (a run's live ratings too), compiled by mypyc to machine doubles (pyproject.toml,
+`[tool.arena] compiled`; plain Python under ARENA_PURE=1); `runs.py` holds them without annotations for
+numba (a cold store: `arena.stats.kernel.compiled_chain`), which keeps compiled code on disk only for
+functions defined in a file. `tests/stats/test_chains_native.py` checks the compiled chains against their
+plain source bit for bit. A cold store's games go through `runs.run_{n}` (`kernel.compiled_run`): the
 chain's text inlined in a loop over the games' arrays, with the totals `RatingBook.apply` keeps, so that
 100,000 games cross from Python to machine code a few thousand times (ties) rather than 100,000 times.
 The chain is inlined as text, not called: a compiled function calling another is kept on disk without a
@@ -151,7 +154,7 @@ def _update_lines(n: int, prior: str) -> list[str]:
     for i in range(n):
         lines += [
             "mu, sigma = " + prior.format(i=i),
-            f"p_pi{i} = sqrt(sigma * sigma + tau2) ** -2.0",
+            f"p_pi{i}: float = sqrt(sigma * sigma + tau2) ** -2.0",  # float ** float is Any to mypy
             f"p_tau{i} = p_pi{i} * mu",
             f"a = 1.0 / (1.0 + beta2 * p_pi{i})",
             "perf_pi = a * p_pi" + str(i),
@@ -204,9 +207,14 @@ def _indent(lines: list[str], by: int) -> list[str]:
     return [" " * by + line if line else line for line in lines]
 
 
-def chain_source(n: int) -> str:
-    """`chain_{n}(priors, draws, beta2, tau2, margin)`: posteriors of n players sorted best first."""
-    lines = [f"def chain_{n}(priors, draws, beta2, tau2, margin):"]
+def chain_source(n: int, typed: bool = False) -> str:
+    """`chain_{n}(priors, draws, beta2, tau2, margin)`: posteriors of n players sorted best first. `typed`:
+    with the annotations mypyc compiles to machine doubles (chains.py); numba reads them without (runs.py)."""
+    if typed:
+        lines = [f"def chain_{n}(priors: Sequence[tuple[float, float]], draws: Sequence[bool], beta2: float, tau2: float,",
+                 "            margin: float) -> list[tuple[float, float]]:"]
+    else:
+        lines = [f"def chain_{n}(priors, draws, beta2, tau2, margin):"]
     lines.append("    (" + "".join(f"draw{j}, " for j in range(n - 1)) + ") = draws")
     lines += _indent(_update_lines(n, "priors[{i}]"), 4)
     out = [f"(q_tau{i} / q_pi{i}, sqrt(1 / q_pi{i}))" for i in range(n)]
@@ -266,10 +274,9 @@ HEADER = '''\
 
 {what}; see `arena.stats.chain_source` for what and why."""
 
-# mypy: ignore-errors
-# fmt: off
+{mypy}# fmt: off
 from math import exp, sqrt
-
+{typing}
 from arena.stats.chain_source import {imports}
 
 __all__ = [{names}]
@@ -282,8 +289,9 @@ def module_source() -> str:
     """The whole text of chains.py: the chains, loaded by every rater (a run's live ratings too)."""
     counts = list(GENERATED_COUNTS)
     parts = [HEADER.format(what=f"The TrueSkill chain for {counts[0]} to {counts[-1]} players", imports=_IMPORTS,
-                           names=", ".join(f'"chain_{n}"' for n in counts))]
-    parts += ["\n" + chain_source(n) for n in counts]
+                           names=", ".join(f'"chain_{n}"' for n in counts), mypy="",
+                           typing="from typing import Sequence\n")]
+    parts += ["\n" + chain_source(n, typed=True) for n in counts]
     return "\n".join(parts)
 
 
@@ -292,9 +300,10 @@ def runs_module_source() -> str:
     compiles (an `arena run`'s coordinator) does not load them. Each inlines its chain's text, so the
     two files cannot go stale against each other in numba's cache."""
     counts = list(GENERATED_COUNTS)
-    imports = _IMPORTS.replace("RatingOverflow, ", "")  # a run breaks off instead of raising
-    parts = [HEADER.format(what=f"The compiled runs of {counts[0]} to {counts[-1]}-player games, each chain inlined",
-                           imports=imports, names=", ".join(f'"run_{n}"' for n in counts))]
+    parts = [HEADER.format(what=f"The chains and the runs of {counts[0]} to {counts[-1]}-player games that numba compiles",
+                           imports=_IMPORTS, names=", ".join(f'"{f}_{n}"' for f in ("chain", "run") for n in counts),
+                           mypy="# mypy: ignore-errors\n", typing="")]
+    parts += ["\n" + chain_source(n) for n in counts]
     parts += ["\n" + run_source(n) for n in counts]
     return "\n".join(parts)
 

@@ -2,19 +2,20 @@
 
 The TrueSkill chain for 2 to 6 players; see `arena.stats.chain_source` for what and why."""
 
-# mypy: ignore-errors
 # fmt: off
 from math import exp, sqrt
+from typing import Sequence
 
 from arena.stats.chain_source import DELTA, MAX_ITERATIONS, RatingOverflow, inv_sqrt2, inv_sqrt_2pi, sqrt2
 
 __all__ = ["chain_2", "chain_3", "chain_4", "chain_5", "chain_6"]
 
 
-def chain_2(priors, draws, beta2, tau2, margin):
+def chain_2(priors: Sequence[tuple[float, float]], draws: Sequence[bool], beta2: float, tau2: float,
+            margin: float) -> list[tuple[float, float]]:
     (draw0, ) = draws
     mu, sigma = priors[0]
-    p_pi0 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi0: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau0 = p_pi0 * mu
     a = 1.0 / (1.0 + beta2 * p_pi0)
     perf_pi = a * p_pi0
@@ -22,7 +23,7 @@ def chain_2(priors, draws, beta2, tau2, margin):
     s_tau0 = s_pi0 * ((a * p_tau0) / perf_pi)
     lt_pi0 = lt_tau0 = rt_pi0 = rt_tau0 = 0.0
     mu, sigma = priors[1]
-    p_pi1 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi1: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau1 = p_pi1 * mu
     a = 1.0 / (1.0 + beta2 * p_pi1)
     perf_pi = a * p_pi1
@@ -131,10 +132,11 @@ def chain_2(priors, draws, beta2, tau2, margin):
     return [(q_tau0 / q_pi0, sqrt(1 / q_pi0)), (q_tau1 / q_pi1, sqrt(1 / q_pi1))]
 
 
-def chain_3(priors, draws, beta2, tau2, margin):
+def chain_3(priors: Sequence[tuple[float, float]], draws: Sequence[bool], beta2: float, tau2: float,
+            margin: float) -> list[tuple[float, float]]:
     (draw0, draw1, ) = draws
     mu, sigma = priors[0]
-    p_pi0 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi0: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau0 = p_pi0 * mu
     a = 1.0 / (1.0 + beta2 * p_pi0)
     perf_pi = a * p_pi0
@@ -142,7 +144,7 @@ def chain_3(priors, draws, beta2, tau2, margin):
     s_tau0 = s_pi0 * ((a * p_tau0) / perf_pi)
     lt_pi0 = lt_tau0 = rt_pi0 = rt_tau0 = 0.0
     mu, sigma = priors[1]
-    p_pi1 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi1: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau1 = p_pi1 * mu
     a = 1.0 / (1.0 + beta2 * p_pi1)
     perf_pi = a * p_pi1
@@ -150,7 +152,7 @@ def chain_3(priors, draws, beta2, tau2, margin):
     s_tau1 = s_pi1 * ((a * p_tau1) / perf_pi)
     lt_pi1 = lt_tau1 = rt_pi1 = rt_tau1 = 0.0
     mu, sigma = priors[2]
-    p_pi2 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi2: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau2 = p_pi2 * mu
     a = 1.0 / (1.0 + beta2 * p_pi2)
     perf_pi = a * p_pi2
@@ -341,10 +343,11 @@ def chain_3(priors, draws, beta2, tau2, margin):
     return [(q_tau0 / q_pi0, sqrt(1 / q_pi0)), (q_tau1 / q_pi1, sqrt(1 / q_pi1)), (q_tau2 / q_pi2, sqrt(1 / q_pi2))]
 
 
-def chain_4(priors, draws, beta2, tau2, margin):
+def chain_4(priors: Sequence[tuple[float, float]], draws: Sequence[bool], beta2: float, tau2: float,
+            margin: float) -> list[tuple[float, float]]:
     (draw0, draw1, draw2, ) = draws
     mu, sigma = priors[0]
-    p_pi0 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi0: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau0 = p_pi0 * mu
     a = 1.0 / (1.0 + beta2 * p_pi0)
     perf_pi = a * p_pi0
@@ -352,7 +355,7 @@ def chain_4(priors, draws, beta2, tau2, margin):
     s_tau0 = s_pi0 * ((a * p_tau0) / perf_pi)
     lt_pi0 = lt_tau0 = rt_pi0 = rt_tau0 = 0.0
     mu, sigma = priors[1]
-    p_pi1 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi1: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau1 = p_pi1 * mu
     a = 1.0 / (1.0 + beta2 * p_pi1)
     perf_pi = a * p_pi1
@@ -360,7 +363,7 @@ def chain_4(priors, draws, beta2, tau2, margin):
     s_tau1 = s_pi1 * ((a * p_tau1) / perf_pi)
     lt_pi1 = lt_tau1 = rt_pi1 = rt_tau1 = 0.0
     mu, sigma = priors[2]
-    p_pi2 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi2: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau2 = p_pi2 * mu
     a = 1.0 / (1.0 + beta2 * p_pi2)
     perf_pi = a * p_pi2
@@ -368,7 +371,7 @@ def chain_4(priors, draws, beta2, tau2, margin):
     s_tau2 = s_pi2 * ((a * p_tau2) / perf_pi)
     lt_pi2 = lt_tau2 = rt_pi2 = rt_tau2 = 0.0
     mu, sigma = priors[3]
-    p_pi3 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi3: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau3 = p_pi3 * mu
     a = 1.0 / (1.0 + beta2 * p_pi3)
     perf_pi = a * p_pi3
@@ -701,10 +704,11 @@ def chain_4(priors, draws, beta2, tau2, margin):
     return [(q_tau0 / q_pi0, sqrt(1 / q_pi0)), (q_tau1 / q_pi1, sqrt(1 / q_pi1)), (q_tau2 / q_pi2, sqrt(1 / q_pi2)), (q_tau3 / q_pi3, sqrt(1 / q_pi3))]
 
 
-def chain_5(priors, draws, beta2, tau2, margin):
+def chain_5(priors: Sequence[tuple[float, float]], draws: Sequence[bool], beta2: float, tau2: float,
+            margin: float) -> list[tuple[float, float]]:
     (draw0, draw1, draw2, draw3, ) = draws
     mu, sigma = priors[0]
-    p_pi0 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi0: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau0 = p_pi0 * mu
     a = 1.0 / (1.0 + beta2 * p_pi0)
     perf_pi = a * p_pi0
@@ -712,7 +716,7 @@ def chain_5(priors, draws, beta2, tau2, margin):
     s_tau0 = s_pi0 * ((a * p_tau0) / perf_pi)
     lt_pi0 = lt_tau0 = rt_pi0 = rt_tau0 = 0.0
     mu, sigma = priors[1]
-    p_pi1 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi1: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau1 = p_pi1 * mu
     a = 1.0 / (1.0 + beta2 * p_pi1)
     perf_pi = a * p_pi1
@@ -720,7 +724,7 @@ def chain_5(priors, draws, beta2, tau2, margin):
     s_tau1 = s_pi1 * ((a * p_tau1) / perf_pi)
     lt_pi1 = lt_tau1 = rt_pi1 = rt_tau1 = 0.0
     mu, sigma = priors[2]
-    p_pi2 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi2: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau2 = p_pi2 * mu
     a = 1.0 / (1.0 + beta2 * p_pi2)
     perf_pi = a * p_pi2
@@ -728,7 +732,7 @@ def chain_5(priors, draws, beta2, tau2, margin):
     s_tau2 = s_pi2 * ((a * p_tau2) / perf_pi)
     lt_pi2 = lt_tau2 = rt_pi2 = rt_tau2 = 0.0
     mu, sigma = priors[3]
-    p_pi3 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi3: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau3 = p_pi3 * mu
     a = 1.0 / (1.0 + beta2 * p_pi3)
     perf_pi = a * p_pi3
@@ -736,7 +740,7 @@ def chain_5(priors, draws, beta2, tau2, margin):
     s_tau3 = s_pi3 * ((a * p_tau3) / perf_pi)
     lt_pi3 = lt_tau3 = rt_pi3 = rt_tau3 = 0.0
     mu, sigma = priors[4]
-    p_pi4 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi4: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau4 = p_pi4 * mu
     a = 1.0 / (1.0 + beta2 * p_pi4)
     perf_pi = a * p_pi4
@@ -1211,10 +1215,11 @@ def chain_5(priors, draws, beta2, tau2, margin):
     return [(q_tau0 / q_pi0, sqrt(1 / q_pi0)), (q_tau1 / q_pi1, sqrt(1 / q_pi1)), (q_tau2 / q_pi2, sqrt(1 / q_pi2)), (q_tau3 / q_pi3, sqrt(1 / q_pi3)), (q_tau4 / q_pi4, sqrt(1 / q_pi4))]
 
 
-def chain_6(priors, draws, beta2, tau2, margin):
+def chain_6(priors: Sequence[tuple[float, float]], draws: Sequence[bool], beta2: float, tau2: float,
+            margin: float) -> list[tuple[float, float]]:
     (draw0, draw1, draw2, draw3, draw4, ) = draws
     mu, sigma = priors[0]
-    p_pi0 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi0: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau0 = p_pi0 * mu
     a = 1.0 / (1.0 + beta2 * p_pi0)
     perf_pi = a * p_pi0
@@ -1222,7 +1227,7 @@ def chain_6(priors, draws, beta2, tau2, margin):
     s_tau0 = s_pi0 * ((a * p_tau0) / perf_pi)
     lt_pi0 = lt_tau0 = rt_pi0 = rt_tau0 = 0.0
     mu, sigma = priors[1]
-    p_pi1 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi1: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau1 = p_pi1 * mu
     a = 1.0 / (1.0 + beta2 * p_pi1)
     perf_pi = a * p_pi1
@@ -1230,7 +1235,7 @@ def chain_6(priors, draws, beta2, tau2, margin):
     s_tau1 = s_pi1 * ((a * p_tau1) / perf_pi)
     lt_pi1 = lt_tau1 = rt_pi1 = rt_tau1 = 0.0
     mu, sigma = priors[2]
-    p_pi2 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi2: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau2 = p_pi2 * mu
     a = 1.0 / (1.0 + beta2 * p_pi2)
     perf_pi = a * p_pi2
@@ -1238,7 +1243,7 @@ def chain_6(priors, draws, beta2, tau2, margin):
     s_tau2 = s_pi2 * ((a * p_tau2) / perf_pi)
     lt_pi2 = lt_tau2 = rt_pi2 = rt_tau2 = 0.0
     mu, sigma = priors[3]
-    p_pi3 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi3: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau3 = p_pi3 * mu
     a = 1.0 / (1.0 + beta2 * p_pi3)
     perf_pi = a * p_pi3
@@ -1246,7 +1251,7 @@ def chain_6(priors, draws, beta2, tau2, margin):
     s_tau3 = s_pi3 * ((a * p_tau3) / perf_pi)
     lt_pi3 = lt_tau3 = rt_pi3 = rt_tau3 = 0.0
     mu, sigma = priors[4]
-    p_pi4 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi4: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau4 = p_pi4 * mu
     a = 1.0 / (1.0 + beta2 * p_pi4)
     perf_pi = a * p_pi4
@@ -1254,7 +1259,7 @@ def chain_6(priors, draws, beta2, tau2, margin):
     s_tau4 = s_pi4 * ((a * p_tau4) / perf_pi)
     lt_pi4 = lt_tau4 = rt_pi4 = rt_tau4 = 0.0
     mu, sigma = priors[5]
-    p_pi5 = sqrt(sigma * sigma + tau2) ** -2.0
+    p_pi5: float = sqrt(sigma * sigma + tau2) ** -2.0
     p_tau5 = p_pi5 * mu
     a = 1.0 / (1.0 + beta2 * p_pi5)
     perf_pi = a * p_pi5

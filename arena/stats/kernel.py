@@ -104,7 +104,9 @@ def chain(n: int) -> Chain:
 _CHAINS: dict[int, Chain] = {}
 
 # What one plain chain costs, in 4-player games (BENCHMARKS.md, "ratings: one TrueSkill chain": 3.8, 12.2,
-# 23.7, 34.5 and 52.0 us for 2 to 6 players when this was set); the compiled chain costs about a tenth.
+# 23.7, 34.5 and 52.0 us for 2 to 6 players when this was set, interpreted); numba's chain costs about a
+# tenth, and so does chains.py as mypyc compiles it (a call of either: 2.3 us for 4 players). What numba
+# still buys a compiled install is `compiled_run`: a cold store's games in one loop, not a call each.
 PLAIN_COST = {2: 0.16, 3: 0.5, 4: 1.0, 5: 1.45, 6: 2.2}
 
 # Compiling (loading numba and the chain it keeps on disk: about 0.6 s) pays once this much plain work, in
@@ -129,10 +131,13 @@ def compiled_chain(n: int) -> Chain:
         return chain(n)
     import numba  # loaded only by a rater with many games to rate
 
+    from arena.stats import runs  # the chains' text as numba reads it (chains.py is compiled by mypyc)
+
+    source = getattr(runs, f"chain_{n}")
     try:
-        made: Chain = numba.njit(cache=True)(chain(n))
+        made: Chain = numba.njit(cache=True)(source)
     except RuntimeError:  # numba found no writable cache folder for this install: compile in memory
-        made = numba.njit(cache=False)(chain(n))
+        made = numba.njit(cache=False)(source)
     _COMPILED[n] = made
     return made
 
