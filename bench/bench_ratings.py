@@ -78,8 +78,9 @@ def cached_standings_seconds(games: int = 100_000, new_games: int = 10) -> float
 
 
 def chain_figures(repeats: int = 3, calls: int = 20_000) -> list[Figure]:
-    """One TrueSkill chain (no tie), plain and compiled, for 2 to 6 players: what `kernel.PLAIN_COST` and
-    `kernel.COMPILE_FROM` are set from (us per call, in-process)."""
+    """One TrueSkill chain (no tie) as every rater calls it (chains.py, compiled by mypyc unless ARENA_PURE=1)
+    and as numba compiles it, for 2 to 6 players (us per call, in-process). `kernel.PLAIN_COST` and
+    `kernel.COMPILE_FROM` were set from the interpreted chain's figures."""
     from arena.stats.kernel import FastRater, chain, compiled_chain
 
     rater = FastRater(RatingModel())
@@ -88,7 +89,9 @@ def chain_figures(repeats: int = 3, calls: int = 20_000) -> list[Figure]:
     for n in range(2, 7):
         rnd = random.Random(n)
         cases = [(tuple((rnd.uniform(15, 35), rnd.uniform(1, 8.3)) for _ in range(n)), (False,) * (n - 1)) for _ in range(calls)]
-        for kind, f in (("plain", chain(n)), ("compiled", compiled_chain(n))):
+        plain = chain(n)  # chains.py as installed: mypyc-compiled, or Python under ARENA_PURE=1
+        for kind, f in (("chains.py, mypyc" if not hasattr(plain, "__code__") else "chains.py, plain Python", plain),
+                        ("numba", compiled_chain(n))):
             f(*cases[0], *args)  # compiled: loaded (or compiled) before timing
 
             def timed() -> float:

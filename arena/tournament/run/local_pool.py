@@ -54,8 +54,8 @@ def worker_context() -> multiprocessing.context.ForkServerContext:
     """How workers start: forked from multiprocessing's fork server, a fresh interpreter (started by the
     first worker, kept while this process lives) that imports `WORKER_MODULES` once. So, as with spawn,
     a worker holds nothing of the coordinator (not its memory, files or the tournament's store), but it
-    does not pay the interpreter's start-up and the referee's imports again (BENCHMARKS.md, "Worker
-    start-up"). Its environment and working folder are the coordinator's as it starts (`_worker_entry`,
+    does not pay the interpreter's start-up and the referee's imports again (BENCHMARKS.md, "What `arena
+    run -j 2` costs outside the referee": a 1-round run's workers). Its environment and working folder are the coordinator's as it starts (`_worker_entry`,
     multiprocessing's preparation data), as a spawned worker's are."""
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(list(WORKER_MODULES))
