@@ -35,6 +35,14 @@ def _load_builtin() -> None:
 
 
 def get_game(name: str) -> GameSpec:
+    found = _GAMES.get(name)
+    if found is not None:
+        return found
+    module = "arena.games." + name.replace("-", "_")  # a built-in game's package is named after it
+    if module in BUILTIN_MODULES:
+        importlib.import_module(module)  # only that game: a run's coordinator plays one
+        if name in _GAMES:
+            return _GAMES[name]
     _load_builtin()
     try:
         return _GAMES[name]

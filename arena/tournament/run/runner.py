@@ -93,8 +93,12 @@ def changed_lines(changed: Sequence[tuple[str, int]]) -> list[str]:
     ]
 
 
-def open_store(config: TournamentConfig, fresh: bool = False, secret: str | None = None) -> Store:
-    rules = config.rules_key()
+def open_store(config: TournamentConfig, fresh: bool = False, secret: str | None = None,
+               keys: Sequence[str] | None = None) -> Store:
+    """`keys`: `config.game_key` of every scheduled game, in schedule order, when the caller has them."""
+    if keys is None:
+        rules = config.rules_key()
+        keys = [config.game_key(g, rules) for g in config.games()]
     return Store.create_or_resume(
         config.store,
         name=config.name,
@@ -104,7 +108,7 @@ def open_store(config: TournamentConfig, fresh: bool = False, secret: str | None
         entrants=[(e.name, e.raw_command) for e in config.entrants],
         total_games=sched.count(config.schedule),
         fresh=fresh,
-        keys=[config.game_key(g, rules) for g in config.games()],
+        keys=keys,
         programs=[bot_hash(e.command, e.cwd) for e in config.entrants],
         secret=secret,
     )
@@ -175,14 +179,15 @@ def run(
     n_workers = concurrency or config.concurrency or os.cpu_count() or 1
     restart = config.restart_bots if restart_bots is None else restart_bots
     schedule = config.games()
+    rules = config.rules_key()
+    keys = [config.game_key(g, rules) for g in schedule]  # keyed once: the store checks them, the tasks carry them
     check_outputs(config)
-    store = open_store(config, fresh, secret)
+    store = open_store(config, fresh, secret, keys)
     try:
         for line in changed_lines(store.changed):
             print(line, file=notices if notices is not None else sys.stderr, flush=True)
         done = store.done_indices()
-        rules = config.rules_key()
-        todo = deque(GameTask(g, config.game_key(g, rules)) for g in schedule if g.index not in done)
+        todo = deque(GameTask(g, key) for g, key in zip(schedule, keys) if g.index not in done)
         ratings = store_ratings(store, model)
         names = config.names
         settled = SettledHook(config.stop, names, config.schedule.rounds) if stop_rule is None and config.stop else None

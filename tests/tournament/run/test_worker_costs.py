@@ -80,3 +80,12 @@ def test_another_main_script_is_still_run_in_a_worker(arena_script: types.Module
     arena_script.main = lambda: None  # type: ignore[attr-defined]  # a user's own script: it may define what workers need
     with arena_script_not_rerun():
         assert multiprocessing.spawn.get_preparation_data("w").get("init_main_from_path") == "/somewhere/bin/arena"
+
+
+def test_a_game_looked_up_by_name_imports_that_game_only() -> None:
+    loaded = _loaded("from arena.games.registry import get_game\nget_game('kodama-duo')")
+    assert "arena.games.kodama_duo" in loaded
+    assert not [m for m in ("arena.games.kododo", "arena.games.kolpa", "arena.games.kodama_draft") if m in loaded]
+    # the control: a name no package is named after imports every game, to list them in its error
+    every = _loaded("from arena.games.registry import get_game\ntry:\n    get_game('nope')\nexcept Exception:\n    pass")
+    assert {"arena.games.kododo", "arena.games.kolpa", "arena.games.kodama_duo", "arena.games.kodama_draft"} <= every
