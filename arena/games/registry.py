@@ -34,12 +34,18 @@ def _load_builtin() -> None:
     _loaded = True  # only once every game imported: a failed import is retried and reported again
 
 
+def builtin_module(name: str) -> str | None:
+    """The package of the built-in game `name` (each is named after its game), or None."""
+    module = "arena.games." + name.replace("-", "_")
+    return module if module in BUILTIN_MODULES else None
+
+
 def get_game(name: str) -> GameSpec:
     found = _GAMES.get(name)
     if found is not None:
         return found
-    module = "arena.games." + name.replace("-", "_")  # a built-in game's package is named after it
-    if module in BUILTIN_MODULES:
+    module = builtin_module(name)
+    if module is not None:
         importlib.import_module(module)  # only that game: a run's coordinator plays one
         if name in _GAMES:
             return _GAMES[name]

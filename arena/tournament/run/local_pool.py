@@ -28,11 +28,11 @@ from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTa
 from arena.tournament.run.affinity import pin
 from arena.tournament.run.signals import sigint_ignored, uninterrupted
 from arena.exits import describe_exit
-from arena.games.registry import BUILTIN_MODULES
+from arena.games.registry import builtin_module
 
 PREFETCH = 2  # tasks queued per worker: one playing, one ready
-# What the fork server imports once, before it forks any worker: the worker loop (the referee) and the games.
-WORKER_MODULES = ("arena.tournament.run.local_worker", *BUILTIN_MODULES)
+# What the fork server imports once, before it forks any worker: the worker loop (the referee), then the game.
+WORKER_MODULES = ("arena.tournament.run.local_worker",)
 
 
 def _worker_entry(conn: multiprocessing.connection.Connection, setup: PlayerSetup, cpu: int | None = None,
@@ -50,15 +50,17 @@ def _worker_entry(conn: multiprocessing.connection.Connection, setup: PlayerSetu
     worker_main(conn, setup)
 
 
-def worker_context() -> multiprocessing.context.ForkServerContext:
+def worker_context(game: str | None = None) -> multiprocessing.context.ForkServerContext:
     """How workers start: forked from multiprocessing's fork server, a fresh interpreter (started by the
-    first worker, kept while this process lives) that imports `WORKER_MODULES` once. So, as with spawn,
+    first worker, kept while this process lives) that imports `WORKER_MODULES` and `game`'s package once
+    (a later pool with another game imports it in each worker). So, as with spawn,
     a worker holds nothing of the coordinator (not its memory, files or the tournament's store), but it
     does not pay the interpreter's start-up and the referee's imports again (BENCHMARKS.md, "What `arena
     run -j 2` costs outside the referee": a 1-round run's workers). Its environment and working folder are the coordinator's as it starts (`_worker_entry`,
     multiprocessing's preparation data), as a spawned worker's are."""
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(list(WORKER_MODULES))
+    module = builtin_module(game) if game is not None else None
+    ctx.set_forkserver_preload([*WORKER_MODULES, *([module] if module else [])])
     return ctx
 
 
@@ -126,6 +128,7 @@ class LocalPool:
 
     def start(self, setup: PlayerSetup) -> None:
         self.setup = setup
+        self.ctx = worker_context(setup.config.game)
         for cpu in self.cpus:
             self.workers.append(self._spawn(cpu))
 
