@@ -2,7 +2,7 @@
 this tree interleaved with an earlier build of arena.
 
 `python -m bench.bench_run_costs --baseline DIR --commit COMMIT [--repeats 3] [--rounds 467] [--write]`, where DIR holds an
-earlier build's `arena` package (`git archive COMMIT arena | tar -x -C DIR`). Each repeat runs
+earlier build's `arena` package (`git archive COMMIT arena | tar -x -C DIR`, or a worktree built in place). Each repeat runs
 `arena run CONFIG -j 2 --fresh` (the console script of this tree's virtual environment, so the same
 interpreter and libraries) on bench_throughput's config (Kododo 4p, 4 entrants all the instant C bot with
 distinct seeds, round-robin, cyclic rotations, `rounds` x 4 rotations), once with PYTHONPATH=DIR (the
@@ -11,9 +11,10 @@ reads it (schedstat, every ~20 ms, each pid's last value), by role: the coordina
 itself: schedule, store, ratings, progress, standings), its workers (every other Python process: the
 two workers, multiprocessing's resource tracker), bubblewrap, the bots; each over the store's own
 `SUM(decisions)`. Before each, a 1-round run (4 games) gives what a run pays once (start-up, the
-workers' imports and bots, the standings) in ms of CPU. Both builds are byte-compiled first. With
-`--shared-extensions` the baseline gets this tree's mypyc extensions for the compiled modules it has
-unchanged (`git archive` holds none), so that compiled is compared with compiled. A record, not a target: `python -m bench` keeps the section as it is.
+workers' imports and bots, the standings) in ms of CPU. Both builds are byte-compiled first. A
+baseline from `git archive` holds no compiled extension (it runs interpreted); to compare compiled with
+compiled, give a worktree of the commit built in place: `git worktree add DIR COMMIT; (cd DIR &&
+$PWD/.venv/bin/python setup.py build_ext --inplace)`. A record, not a target: `python -m bench` keeps the section as it is.
 """
 
 from __future__ import annotations
@@ -69,27 +70,6 @@ def run_once(folder: Path, config: Path, bot: str, baseline: Path | None) -> tup
     return cpu, int(decisions)
 
 
-def share_extensions(baseline: Path) -> list[str]:
-    """Copy this tree's mypyc extensions into the baseline's package for every compiled module whose source
-    the baseline has unchanged (and the group's shared library they load): then only what changed since
-    differs between the builds, not compiled against interpreted. Returns the modules left interpreted."""
-    import shutil
-    import tomllib
-
-    compiled = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["arena"]["compiled"]
-    left = []
-    for source in compiled:
-        theirs = baseline / source
-        if not theirs.is_file() or theirs.read_bytes() != (ROOT / source).read_bytes():
-            left.append(source)
-            continue
-        for built in (ROOT / source).parent.glob(Path(source).stem + ".cpython-*.so"):
-            shutil.copy2(built, theirs.parent / built.name)
-    for group in (ROOT / "arena").glob("_native__mypyc.cpython-*.so"):
-        shutil.copy2(group, baseline / "arena" / group.name)
-    return left
-
-
 def summary(figures: list[Figure], labels: list[str]) -> list[str]:
     """One line per role: the medians of the two builds and their difference."""
     median = {f.name: f.median for f in figures}
@@ -107,16 +87,11 @@ def main() -> None:
     parser.add_argument("--commit", required=True, help="the commit the baseline was archived from, for the section")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=467)
-    parser.add_argument("--shared-extensions", action="store_true",
-                        help="give the baseline this tree's compiled extensions where its compiled sources are unchanged")
     parser.add_argument("--write", action="store_true", help="write the section into BENCHMARKS.md")
     args = parser.parse_args()
     if not (args.baseline / "arena" / "__init__.py").is_file():
         sys.exit(f"{args.baseline} holds no arena package (git archive COMMIT arena | tar -x -C {args.baseline})")
-    built = "interpreted (git archive holds no compiled extension)"
-    if args.shared_extensions:
-        left = share_extensions(args.baseline)
-        built = "with this tree's compiled extensions" + (f", but for {', '.join(left)} (changed since: interpreted)" if left else "")
+    built = any((args.baseline / "arena").rglob("*.so"))  # a worktree built in place: compiled as this tree is
     from bench.bench_referee import ensure_c_bot
 
     bot = ensure_c_bot()
@@ -143,12 +118,13 @@ def main() -> None:
                     us["coordinator"] + us["workers"])
                 print(f"repeat {r + 1} {label}: " + ", ".join(f"{k} {fmt(v)}" for k, v in us.items()), file=sys.stderr, flush=True)
     figures = [Figure(name, unit, tuple(v)) for (name, unit), v in values.items()]
-    command = (f"git archive {args.commit} arena | tar -x -C DIR; .venv/bin/python -m bench.bench_run_costs "
-               f"--baseline DIR --commit {args.commit} --repeats {args.repeats} --rounds {args.rounds}"
-               f"{' --shared-extensions' if args.shared_extensions else ''} --write")
+    fetch = (f"git worktree add DIR {args.commit}; (cd DIR && $PWD/.venv/bin/python setup.py build_ext --inplace)" if built
+             else f"git archive {args.commit} arena | tar -x -C DIR")
+    command = (f"{fetch}; .venv/bin/python -m bench.bench_run_costs "
+               f"--baseline DIR --commit {args.commit} --repeats {args.repeats} --rounds {args.rounds} --write")
     note = (f"{time.perf_counter() - started:.0f} s; load average at the start {' / '.join(load[:3])}; "
             f"Kododo 4p, 4 instant C bots, {args.rounds} rounds x 4 rotations, sandboxed (the default); "
-            f"the baseline {built}")
+            f"the baseline {'built with its own compiled extensions' if built else 'interpreted (git archive holds no compiled extension)'}")
     text = report(command, note, summary(figures, list(builds)), figures)
     print(text)
     if args.write:
