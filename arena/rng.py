@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from typing import MutableSequence, Sequence, TypeVar
+from typing import Final, MutableSequence, Sequence, TypeVar
+
+from mypy_extensions import i64
 
 T = TypeVar("T")
 
@@ -48,7 +50,11 @@ class Rng:
 
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher-Yates, from the end, in place: `j = self.below(i + 1)` for each i, with below() and
-        next64() written out in the loop (a deal draws 99 numbers; the calls cost more than the maths)."""
+        next64() written out in the loop (a deal draws 99 numbers; the calls cost more than the maths).
+        Compiled (setup.py), the loop runs on machine words (`_shuffle_words`); the same draws."""
+        if COMPILED:
+            self.state = _shuffle_words(items, self.state)
+            return
         state = self.state
         for i in range(len(items) - 1, 0, -1):
             n = i + 1
@@ -67,6 +73,43 @@ class Rng:
     def fork(self, *labels: object) -> "Rng":
         """An independent generator for a sub-purpose, derived from this one's current state."""
         return Rng(derive_seed(self.state, *labels))
+
+
+def _compiled() -> bool:
+    return not hasattr(_compiled, "__code__")  # a function mypyc compiled has no Python code object
+
+
+COMPILED = _compiled()
+
+# SplitMix64's constants as signed 64-bit words (the same bits): 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9,
+# 0x94D049BB133111EB, each less 2**64; and the sign bit, 2**63, as a word.
+_GAMMA_WORD: Final[i64] = -0x61C8864680B583EB
+_MIX1: Final[i64] = -0x40A7B892E31B1A47
+_MIX2: Final[i64] = -0x6B2FB644ECCEEE15
+_I64_MIN: Final[i64] = -0x8000000000000000
+
+
+def _shuffle_words(items: MutableSequence[T], start: int) -> int:
+    """`Rng.shuffle` on signed 64-bit words (i64), for compiled code only: there + and * wrap modulo
+    2**64 as SplitMix64's unsigned arithmetic does, and the unsigned comparison and modulo are written
+    out. Interpreted, i64 is a plain int that never wraps, so `shuffle` keeps its int loop there.
+    Returns the generator's new state (an unsigned int). `tests/core/test_rng.py` checks it against
+    the int loop draw for draw, rejections included."""
+    state: i64 = start - (1 << 64) if start >> 63 else start
+    for i in range(len(items) - 1, 0, -1):
+        n: i64 = i + 1
+        top = ((0x7FFFFFFFFFFFFFFF % n) + 1) % n  # 2**63 % n
+        limit = (-1 - (2 * top) % n) ^ _I64_MIN  # 2**64 - 1 - 2**64 % n, in the order of unsigned words
+        while True:
+            state += _GAMMA_WORD
+            z = (state ^ ((state >> 30) & 0x3FFFFFFFF)) * _MIX1  # >> 30, 27, 31: logical shifts
+            z = (z ^ ((z >> 27) & 0x1FFFFFFFFF)) * _MIX2
+            z ^= (z >> 31) & 0x1FFFFFFFF
+            if z ^ _I64_MIN <= limit:
+                break
+        j = z % n if z >= 0 else ((z & 0x7FFFFFFFFFFFFFFF) % n + top) % n  # the unsigned word's remainder
+        items[i], items[j] = items[j], items[i]
+    return int(state) & _MASK
 
 
 def bot_seed(seed: int, seat: int) -> int:
