@@ -215,7 +215,7 @@ def main() -> None:
     if "sandbox" in only or "targets" in only:
         print("sandbox ...", file=sys.stderr, flush=True)
         t0 = time.perf_counter()
-        sandbox = bench_sandbox.run(repeats=2 if args.quick else 5, rounds=20 if args.quick else 50)
+        sandbox = bench_sandbox.run(repeats=2 if args.quick else 7, rounds=20 if args.quick else 50)
         verdicts = ["| target | measured (median) | target | status |", "|---|---|---|---|", *bench_sandbox.targets(sandbox)]
         write_section(out, "sandbox", SECTIONS["sandbox"][0], report(
             "make bench   (= .venv/bin/python -m bench --only sandbox)", f"{time.perf_counter() - t0:.0f} s, load average "
