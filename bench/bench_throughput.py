@@ -11,7 +11,7 @@ with its defaults (sandboxed wherever bubblewrap runs), next to its two anchors 
     CLI, its workers), bwrap the sandbox, random_bot the bots. The last <20 ms of a process's life can be
     missed (the workers and the kept-alive bots live the whole run; arena's exit after its standings does
     not); the poller's own CPU is shown. arena's CPU is given per decision over the whole run (its start-up
-    included, as a user pays it) and marginal: less that of a 5-round run, per extra decision.
+    included, as a user pays it) and marginal: less that of a 20-round run, per extra decision.
   - arena --no-pin: the same run with every process free to run on any core (the default puts each worker and
     its bots on a core of their own, `arena.tournament.run.affinity`): what pinning buys, in the same repeat.
   - raw fan-out: two processes (as `-j 2`), each a plain `selectors` loop over 4 of the same C bots started
@@ -347,8 +347,12 @@ def run(repeats: int, seconds: float) -> tuple[list[Figure], list[str], str]:
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
         folder = Path(tmp)
         traffic = capture(folder, bot)
-        small, warm = run_arena(folder, bot, 5), run_arena(folder, bot, 20)  # warm-up, and sizing to `seconds`
-        rounds = size(5, small.wall, 20, warm.wall, seconds)
+        run_arena(folder, bot, 5)  # warm-up: the first run after byte-compiling, the C bot's first starts
+        # Sized to `seconds` from two runs far enough apart that a hiccup in either moves the size little:
+        # from 5 and 20 rounds, one run's size came out anywhere from 278 to 991 rounds on this machine
+        # (BENCHMARKS.md at 9e131d4 and after), and a whole run's figures (start-up included) with it.
+        small, warm = run_arena(folder, bot, 20), run_arena(folder, bot, 80)
+        rounds = size(20, small.wall, 80, warm.wall, seconds)
         fc_rounds = 0
         if fastchess is not None and stockfish is not None:
             fc_small, fc_big = run_fastchess(folder, fastchess, stockfish, 2)[1], run_fastchess(folder, fastchess, stockfish, 40)[1]
@@ -368,7 +372,7 @@ def run(repeats: int, seconds: float) -> tuple[list[Figure], list[str], str]:
                     for kind, label in (("python", "arena's own processes (python)"), ("bwrap", "the sandbox (bwrap)"),
                                         ("bot", "the bots"), ("other", "other processes")):
                         add(f"{arena_name}: CPU of {label}", "us/decision", 1e6 * a.cpu.get(kind, 0.0) / a.decisions)
-                    add(f"{arena_name}: CPU of arena's own processes, marginal (less a 5-round run's)", "us/decision",
+                    add(f"{arena_name}: CPU of arena's own processes, marginal (less a 20-round run's)", "us/decision",
                         1e6 * (a.cpu["python"] - small.cpu["python"]) / (a.decisions - small.decisions))
                     add(f"{arena_name}: CPU of the whole tree", "us/decision", 1e6 * sum(a.cpu.values()) / a.decisions)
                     add(f"{arena_name}: the /proc poller's own CPU", "% of one core", 100 * a.poller / a.wall)
