@@ -349,8 +349,9 @@ def run(repeats: int, seconds: float) -> tuple[list[Figure], list[str], str]:
         traffic = capture(folder, bot)
         run_arena(folder, bot, 5)  # warm-up: the first run after byte-compiling, the C bot's first starts
         # Sized to `seconds` from two runs far enough apart that a hiccup in either moves the size little:
-        # from 5 and 20 rounds, one run's size came out anywhere from 278 to 991 rounds on this machine
-        # (BENCHMARKS.md at 9e131d4 and after), and a whole run's figures (start-up included) with it.
+        # from 5 and 20 rounds, the size moved several-fold between runs on this machine (991 rounds in
+        # BENCHMARKS.md at 9e131d4, 278 in a run of the next make bench, not kept), and a whole run's
+        # figures (start-up included) with it.
         small, warm = run_arena(folder, bot, 20), run_arena(folder, bot, 80)
         rounds = size(20, small.wall, 80, warm.wall, seconds)
         fc_rounds = 0
