@@ -53,11 +53,13 @@ def _worker_entry(conn: multiprocessing.connection.Connection, setup: PlayerSetu
 def worker_context(game: str | None = None) -> multiprocessing.context.ForkServerContext:
     """How workers start: forked from multiprocessing's fork server, a fresh interpreter (started by the
     first worker, kept while this process lives) that imports `WORKER_MODULES` and `game`'s package once
-    (a later pool with another game imports it in each worker). So, as with spawn,
-    a worker holds nothing of the coordinator (not its memory, files or the tournament's store), but it
-    does not pay the interpreter's start-up and the referee's imports again (BENCHMARKS.md, "What `arena
-    run -j 2` costs outside the referee": a 1-round run's workers). Its environment and working folder are the coordinator's as it starts (`_worker_entry`,
-    multiprocessing's preparation data), as a spawned worker's are."""
+    (a later pool with another game imports it in each worker).
+
+    So, as with spawn, a worker holds nothing of the coordinator (not its memory, files or the
+    tournament's store), but it does not pay an interpreter's start-up and the referee's imports again
+    (BENCHMARKS.md, "What `arena run -j 2` costs outside the referee": a 1-round run's workers). Its
+    environment and working folder are the coordinator's as it starts (`_worker_entry`, multiprocessing's
+    preparation data), as a spawned worker's are."""
     ctx = multiprocessing.get_context("forkserver")
     module = builtin_module(game) if game is not None else None
     ctx.set_forkserver_preload([*WORKER_MODULES, *([module] if module else [])])
