@@ -68,9 +68,10 @@ def worker_context(game: str | None = None) -> multiprocessing.context.ForkServe
 
 @contextlib.contextmanager
 def arena_script_not_rerun() -> Iterator[None]:
-    """While a worker is started: when this process is the `arena` console script, spawn does not run
-    that script again in the worker (as `__mp_main__`, to find what the main module defines): it only
-    imports the CLI, which a worker never uses (about 20 ms of imports per worker)."""
+    """While a worker is started: when this process is the `arena` console script, the worker does not
+    run that script again (as `__mp_main__`, to find what the main module defines: multiprocessing's
+    preparation data, for a fork server's worker as for a spawned one): it only imports the CLI, which
+    a worker never uses (about 20 ms of imports per worker)."""
     main = sys.modules.get("__main__")
     cli = sys.modules.get("arena.cli")
     path = getattr(main, "__file__", None)
