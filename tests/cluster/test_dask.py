@@ -51,17 +51,20 @@ def _marked(value: str) -> list[int]:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
-                if needle in (entry / "environ").read_bytes() and not _our_resource_tracker(int(entry.name)):
+                if needle in (entry / "environ").read_bytes() and not _our_multiprocessing_helper(int(entry.name)):
                     pids.append(int(entry.name))
             except OSError:
                 pass
     return pids
 
 
-def _our_resource_tracker(pid: int) -> bool:
-    """Python's own helper that lives as long as this test process (started by the local worker pool)."""
+def _our_multiprocessing_helper(pid: int) -> bool:
+    """Python's own helpers that live as long as this test process, started by the local worker pool:
+    the resource tracker and the fork server its workers are forked from (`local_pool.worker_context`).
+    The fork server's workers are its children, not this process's: they still count."""
     parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    return parent == os.getpid() and "multiprocessing.resource_tracker" in _cmdline(pid)
+    command = _cmdline(pid)
+    return parent == os.getpid() and ("multiprocessing.resource_tracker" in command or "multiprocessing.forkserver" in command)
 
 
 def _cmdline(pid: int) -> str:
