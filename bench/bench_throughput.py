@@ -27,6 +27,11 @@ with its defaults (sandboxed wherever bubblewrap runs), next to its two anchors 
     row says "not measured". To get them (Debian): `apt-get install stockfish` (/usr/games/stockfish);
     `git clone https://github.com/Disservin/fastchess && make -C fastchess -j2` (C++17), then
     `FASTCHESS=$PWD/fastchess/fastchess`.
+  - what 0.7 of the raw loop needs: each repeat, the CPU per decision arena's own processes could spend if both
+    cores were busy all the time (2 cores / (0.7 x the raw loop's rate), less the arena run's bots' and bwrap's
+    CPU); after the repeats, three parts every referee in Python pays, each timed alone in this process: the
+    engine with views (`bench.bench_decision.measure`), and the protocol's JSON on the captured traffic (each
+    request encoded, an answer parsed); the raw loop's own CPU is the third.
 Ratios are taken within each repeat (the machine's state moves between repeats); figures are medians with
 their range. The bots, sandboxed or not, and arena run on the same 2 cores as the anchors do.
 """
@@ -52,6 +57,11 @@ from bench.stats import Figure, byte_compile, fmt, marked_sections, report, writ
 
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = ROOT / ".venv" / "bin" / "arena"
+CORES = 2  # -j 2 on this machine's 2 cores
+BUDGET = ("what arena's own processes could spend at 0.7 of the raw loop, both cores always busy: "
+          "2 cores / (0.7 x raw decisions/s), less the same repeat's bots' and bwrap's CPU")
+ENGINE = "the Kododo engine with views, no referee (bench.bench_decision: legal actions, view, apply, events)"
+JSON_COST = "the protocol's JSON alone on the captured traffic: each request encoded, an answer parsed"
 TITLE = "Tournament throughput as users run it: `arena run -j 2` vs fastchess and the raw fan-out loop (issue 25, goal 1)"
 TICK = 0.02
 CLK = os.sysconf("SC_CLK_TCK")
@@ -299,6 +309,25 @@ def run_fanout(traffic: Path, bot: str, seconds: float, loops: int = 2) -> tuple
     return sum(r["decisions"] / r["seconds"] for r in results), 1e6 * sum(r["cpu"] for r in results) / decisions
 
 
+def json_cost(traffic: Path, passes: int = 3) -> float:
+    """CPU us per decision of the protocol's JSON alone, on the captured traffic: each request encoded (canonical
+    bytes, `arena.jsonvalue.dumps_line`, from its parsed value) and an answer line per request parsed (its first
+    legal action, `jsonvalue.loads`). The best of `passes`."""
+    from arena.jsonvalue import dumps_line, loads
+
+    data = json.loads(traffic.read_text())
+    requests = [json.loads(line) for g in data["games"] for step in g["steps"] for _, line in step]
+    answers = [json.dumps({"action": r["legal"][0], "id": r["id"]}).encode() for r in requests]
+    best = float("inf")
+    for _ in range(passes):
+        started = time.process_time()
+        for request, answer in zip(requests, answers):
+            dumps_line(request)
+            loads(answer)
+        best = min(best, time.process_time() - started)
+    return 1e6 * best / len(requests)
+
+
 # ---- fastchess ------------------------------------------------------------------------------------------
 
 def size(a: int, wall_a: float, b: int, wall_b: float, seconds: float) -> int:
@@ -362,6 +391,7 @@ def run(repeats: int, seconds: float) -> tuple[list[Figure], list[str], str]:
         arena_name = f"arena run -j 2, Kododo 4p, instant C bots, defaults ({rounds} rounds x 4 rotations)"
         for r in range(repeats):
             rates: dict[str, float] = {}
+            others = 0.0  # the arena run's bots' and bwrap's CPU per decision
             parts = ["arena", "unpinned", "raw"] + (["fastchess"] if anchored else [])
             for part in parts[r % len(parts):] + parts[: r % len(parts)]:
                 if part == "arena":
@@ -376,6 +406,7 @@ def run(repeats: int, seconds: float) -> tuple[list[Figure], list[str], str]:
                     add(f"{arena_name}: CPU of arena's own processes, marginal (less a 20-round run's)", "us/decision",
                         1e6 * (a.cpu["python"] - small.cpu["python"]) / (a.decisions - small.decisions))
                     add(f"{arena_name}: CPU of the whole tree", "us/decision", 1e6 * sum(a.cpu.values()) / a.decisions)
+                    others = 1e6 * (a.cpu.get("bot", 0.0) + a.cpu.get("bwrap", 0.0)) / a.decisions
                     add(f"{arena_name}: the /proc poller's own CPU", "% of one core", 100 * a.poller / a.wall)
                 elif part == "unpinned":  # the same run with --no-pin: what one core per worker buys
                     u = run_arena(folder, bot, rounds, "--no-pin")
@@ -396,11 +427,17 @@ def run(repeats: int, seconds: float) -> tuple[list[Figure], list[str], str]:
                     add(f"{name}: CPU of fastchess", "us/move", 1e6 * fc_cpu.get("harness", 0.0) / n)
                     add(f"{name}: CPU of the engines", "us/move", 1e6 * fc_cpu.get("engine", 0.0) / n)
             add("arena decisions/s / raw fan-out decisions/s (same repeat)", "ratio", rates["arena"] / rates["raw"])
+            add(BUDGET, "us/decision", 1e6 * CORES / (0.7 * rates["raw"]) - others)
             add("the same, the runner's own rate / raw fan-out", "ratio", rates["runner"] / rates["raw"])
             add("arena decisions/s, defaults (a core per worker) / with --no-pin (same repeat)", "ratio", rates["arena"] / rates["unpinned"])
             if anchored:
                 add("arena decisions/s / fastchess moves/s (same repeat)", "ratio", rates["arena"] / rates["fastchess"])
             print(f"repeat {r + 1}/{repeats}: " + ", ".join(f"{k} {fmt(v)}" for k, v in rates.items()), file=sys.stderr, flush=True)
+        from bench.bench_decision import measure
+
+        for _ in range(3):  # after the runs: nothing else runs now
+            add(ENGINE, "us/decision", measure(300)["views"])
+            add(JSON_COST, "us/decision", json_cost(traffic))
     figures = [Figure(name, unit, tuple(v)) for (name, unit), v in values.items()]
     return figures, verdicts(figures, anchored, arena_name, fc_rounds), f"{sandboxed} entrants sandboxed"
 
@@ -426,6 +463,16 @@ def verdicts(figures: list[Figure], anchored: bool, arena: str, fc_rounds: int) 
     rows.append(row("`arena run -j 2` decisions/s / the raw fan-out loop's, same repeat", raw, ">= 0.7", raw.median >= 0.7))
     rows.append(row("CPU of arena's own processes (python: the CLI, its workers) per decision, whole run", cpu, "<= 25 us",
                     cpu.median <= 25, " us"))
+    budget, relay = get(BUDGET, "us/decision").median, get("raw fan-out loop: the loops' own CPU", "us/decision").median
+    engine, coded = get(ENGINE, "us/decision").median, get(JSON_COST, "us/decision").median
+    floor = relay + engine + coded
+    rows += ["", f"What 0.7 of the raw loop needs: with both cores busy all the time, arena's own processes could spend "
+                 f"{fmt(budget)} us of CPU per decision ({BUDGET}). Three parts that any referee in Python does take "
+                 f"{fmt(floor)} us in this run: the raw loop's relay of the same traffic ({fmt(relay)}), the engine with "
+                 f"views ({fmt(engine)}) and the JSON ({fmt(coded)}), before clocks, judging, replays, the store and "
+                 f"the coordinator. " + (f"That is over the budget by {fmt(floor - budget)} us." if floor > budget else
+                 f"That leaves {fmt(budget - floor)} us for everything else, which takes {fmt(cpu.median - floor)} us "
+                 "today (arena's own CPU per decision, whole run, less those three parts).")]
     if anchored:
         engines, harness = (get(f"fastchess -concurrency 2, stockfish self-play nodes=1 ({fc_rounds} rounds x 2 games): CPU of {who}",
                                 "us/move").median for who in ("the engines", "fastchess"))
