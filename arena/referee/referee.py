@@ -216,6 +216,8 @@ class _Game:
                 seat.game_cut = True
             rid = seat.bot.new_request_id()
             events, seat.events = seat.events, []
+            view = shared.copy()  # a clone of the shared part, then the seat's own keys (apart from it, by contract)
+            view.update(state.own_view(s))
             data = dumps_line(
                 request_message(
                     request_id=rid,
@@ -223,7 +225,7 @@ class _Game:
                     game=self.spec.name,
                     seat=s,
                     step=step,
-                    view={**state.own_view(s), **shared},
+                    view=view,
                     legal=state.legal_actions(s),
                     clock=seat.clock.report(allowance),
                     events=events,
