@@ -29,9 +29,10 @@ with its defaults (sandboxed wherever bubblewrap runs), next to its two anchors 
     `FASTCHESS=$PWD/fastchess/fastchess`.
   - what 0.7 of the raw loop needs: each repeat, the CPU per decision arena's own processes could spend if both
     cores were busy all the time (2 cores / (0.7 x the raw loop's rate), less the arena run's bots' and bwrap's
-    CPU); after the repeats, three parts every referee in Python pays, each timed alone in this process: the
+    CPU); after the repeats, two parts every referee that runs the engine in Python pays, each timed alone in this process: the
     engine with views (`bench.bench_decision.measure`), and the protocol's JSON on the captured traffic (each
-    request encoded, an answer parsed); the raw loop's own CPU is the third.
+    request encoded as the referee does, the parts all seats share once a step, to the captured bytes; an answer
+    parsed). What is left of the budget is set against the raw loop's own CPU: its relay alone.
 Ratios are taken within each repeat (the machine's state moves between repeats); figures are medians with
 their range. The bots, sandboxed or not, and arena run on the same 2 cores as the anchors do.
 """
@@ -61,7 +62,8 @@ CORES = 2  # -j 2 on this machine's 2 cores
 BUDGET = ("what arena's own processes could spend at 0.7 of the raw loop, both cores always busy: "
           "2 cores / (0.7 x raw decisions/s), less the same repeat's bots' and bwrap's CPU")
 ENGINE = "the Kododo engine with views, no referee (bench.bench_decision: legal actions, view, apply, events)"
-JSON_COST = "the protocol's JSON alone on the captured traffic: each request encoded, an answer parsed"
+JSON_COST = ("the protocol's JSON alone on the captured traffic: each request encoded (the parts all seats share "
+             "once a step), an answer parsed")
 TITLE = "Tournament throughput as users run it: `arena run -j 2` vs fastchess and the raw fan-out loop (issue 25, goal 1)"
 TICK = 0.02
 CLK = os.sysconf("SC_CLK_TCK")
@@ -310,22 +312,34 @@ def run_fanout(traffic: Path, bot: str, seconds: float, loops: int = 2) -> tuple
 
 
 def json_cost(traffic: Path, passes: int = 3) -> float:
-    """CPU us per decision of the protocol's JSON alone, on the captured traffic: each request encoded (canonical
-    bytes, `arena.jsonvalue.dumps_line`, from its parsed value) and an answer line per request parsed (its first
-    legal action, `jsonvalue.loads`). The best of `passes`."""
-    from arena.jsonvalue import dumps_line, loads
+    """CPU us per decision of the protocol's JSON alone, on the captured traffic, encoded the way the referee
+    does it: per step, the view's lists and objects that every seat's request holds alike encoded once
+    (`arena.jsonvalue.encoded`) and placed in each request; each request then encoded (`dumps_line`), and an
+    answer line per request parsed (its first legal action, `jsonvalue.loads`). The best of `passes`."""
+    from arena.jsonvalue import dumps_line, encoded, loads
 
     data = json.loads(traffic.read_text())
-    requests = [json.loads(line) for g in data["games"] for step in g["steps"] for _, line in step]
-    answers = [json.dumps({"action": r["legal"][0], "id": r["id"]}).encode() for r in requests]
-    best = float("inf")
+    steps = [[json.loads(line) for _, line in step] for g in data["games"] for step in g["steps"]]
+    answers = [[json.dumps({"action": r["legal"][0], "id": r["id"]}).encode() for r in step] for step in steps]
+    # Found before the timing (the referee knows them: the game's `public_view`): the view's keys whose lists and
+    # objects every seat's request holds alike, their values, and each request with a view of its own to place them in.
+    alike = [[k for k, v in step[0]["view"].items() if type(v) in (list, dict) and all(r["view"].get(k) == v for r in step)]
+             for step in steps]
+    values = [[step[0]["view"][k] for k in keys] for step, keys in zip(steps, alike)]
+    messages = [[{**r, "view": dict(r["view"])} for r in step] for step in steps]
+    best, decisions = float("inf"), sum(map(len, steps))
     for _ in range(passes):
         started = time.process_time()
-        for request, answer in zip(requests, answers):
-            dumps_line(request)
-            loads(answer)
+        for step, lines, keys, shared in zip(messages, answers, alike, values):
+            placed = [encoded(v) for v in shared]
+            for message, answer in zip(step, lines):
+                view = message["view"]
+                for k, v in zip(keys, placed):
+                    view[k] = v
+                dumps_line(message)
+                loads(answer)
         best = min(best, time.process_time() - started)
-    return 1e6 * best / len(requests)
+    return 1e6 * best / decisions
 
 
 # ---- fastchess ------------------------------------------------------------------------------------------
@@ -465,14 +479,13 @@ def verdicts(figures: list[Figure], anchored: bool, arena: str, fc_rounds: int) 
                     cpu.median <= 25, " us"))
     budget, relay = get(BUDGET, "us/decision").median, get("raw fan-out loop: the loops' own CPU", "us/decision").median
     engine, coded = get(ENGINE, "us/decision").median, get(JSON_COST, "us/decision").median
-    floor = relay + engine + coded
+    rest = budget - engine - coded
     rows += ["", f"What 0.7 of the raw loop needs: with both cores busy all the time, arena's own processes could spend "
-                 f"{fmt(budget)} us of CPU per decision ({BUDGET}). Three parts that any referee in Python does take "
-                 f"{fmt(floor)} us in this run: the raw loop's relay of the same traffic ({fmt(relay)}), the engine with "
-                 f"views ({fmt(engine)}) and the JSON ({fmt(coded)}), before clocks, judging, replays, the store and "
-                 f"the coordinator. " + (f"That is over the budget by {fmt(floor - budget)} us." if floor > budget else
-                 f"That leaves {fmt(budget - floor)} us for everything else, which takes {fmt(cpu.median - floor)} us "
-                 "today (arena's own CPU per decision, whole run, less those three parts).")]
+                 f"{fmt(budget)} us of CPU per decision ({BUDGET}); they spend {fmt(cpu.median)} (the row above). The "
+                 f"game and the protocol take {fmt(engine + coded)} of it in any referee that runs the engine in Python: "
+                 f"the engine with views ({fmt(engine)}) and the JSON ({fmt(coded)}). That leaves {fmt(rest)} us for "
+                 f"relaying the lines, the clocks, judging, replays, the store and the coordinator, where the raw loop's "
+                 f"relay alone, with none of the rest, takes {fmt(relay)} us."]
     if anchored:
         engines, harness = (get(f"fastchess -concurrency 2, stockfish self-play nodes=1 ({fc_rounds} rounds x 2 games): CPU of {who}",
                                 "us/move").median for who in ("the engines", "fastchess"))
