@@ -311,11 +311,12 @@ def run_fanout(traffic: Path, bot: str, seconds: float, loops: int = 2) -> tuple
     return sum(r["decisions"] / r["seconds"] for r in results), 1e6 * sum(r["cpu"] for r in results) / decisions
 
 
-def json_cost(traffic: Path, passes: int = 3) -> float:
+def json_cost(traffic: Path, passes: int = 5, rounds: int = 100) -> float:
     """CPU us per decision of the protocol's JSON alone, on the captured traffic, encoded the way the referee
     does it: per step, the view's lists and objects that every seat's request holds alike encoded once
     (`arena.jsonvalue.encoded`) and placed in each request; each request then encoded (`dumps_line`), and an
-    answer line per request parsed (its first legal action, `jsonvalue.loads`). The best of `passes`."""
+    answer line per request parsed (its first legal action, `jsonvalue.loads`). The best of `passes`, each the
+    traffic `rounds` times over (one time over is about a millisecond: too short to time alone)."""
     from arena.jsonvalue import dumps_line, encoded, loads
 
     data = json.loads(traffic.read_text())
@@ -327,17 +328,18 @@ def json_cost(traffic: Path, passes: int = 3) -> float:
              for step in steps]
     values = [[step[0]["view"][k] for k in keys] for step, keys in zip(steps, alike)]
     messages = [[{**r, "view": dict(r["view"])} for r in step] for step in steps]
-    best, decisions = float("inf"), sum(map(len, steps))
+    best, decisions = float("inf"), sum(map(len, steps)) * rounds
     for _ in range(passes):
         started = time.process_time()
-        for step, lines, keys, shared in zip(messages, answers, alike, values):
-            placed = [encoded(v) for v in shared]
-            for message, answer in zip(step, lines):
-                view = message["view"]
-                for k, v in zip(keys, placed):
-                    view[k] = v
-                dumps_line(message)
-                loads(answer)
+        for _ in range(rounds):
+            for step, lines, keys, shared in zip(messages, answers, alike, values):
+                placed = [encoded(v) for v in shared]
+                for message, answer in zip(step, lines):
+                    view = message["view"]
+                    for k, v in zip(keys, placed):
+                        view[k] = v
+                    dumps_line(message)
+                    loads(answer)
         best = min(best, time.process_time() - started)
     return 1e6 * best / decisions
 
