@@ -328,6 +328,12 @@ def json_cost(traffic: Path, passes: int = 5, rounds: int = 100) -> float:
              for step in steps]
     values = [[step[0]["view"][k] for k in keys] for step, keys in zip(steps, alike)]
     messages = [[{**r, "view": dict(r["view"])} for r in step] for step in steps]
+    captured = [[(line + "\n").encode() for _, line in step] for g in data["games"] for step in g["steps"]]
+    for step, keys, shared, lines in zip(messages, alike, values, captured):  # the bytes the bots were sent, exactly
+        for message, line in zip(step, lines):
+            message["view"].update({k: encoded(v) for k, v in zip(keys, shared)})
+            if dumps_line(message) != line:
+                raise AssertionError(f"the JSON part's encoding differs from the captured request {line[:80]!r}")
     best, decisions = float("inf"), sum(map(len, steps)) * rounds
     for _ in range(passes):
         started = time.process_time()
