@@ -27,12 +27,13 @@ with its defaults (sandboxed wherever bubblewrap runs), next to its two anchors 
     row says "not measured". To get them (Debian): `apt-get install stockfish` (/usr/games/stockfish);
     `git clone https://github.com/Disservin/fastchess && make -C fastchess -j2` (C++17), then
     `FASTCHESS=$PWD/fastchess/fastchess`.
-  - what 0.7 of the raw loop needs: each repeat, the CPU per decision arena's own processes could spend if both
-    cores were busy all the time (2 cores / (0.7 x the raw loop's rate), less the arena run's bots' and bwrap's
-    CPU); after the repeats, two parts every referee that runs the engine in Python pays, each timed alone in this process: the
-    engine with views (`bench.bench_decision.measure`), and the protocol's JSON on the captured traffic (each
-    request encoded as the referee does, the parts all seats share once a step, to the captured bytes; an answer
-    parsed). What is left of the budget is set against the raw loop's own CPU: its relay alone.
+  - what 0.7 of the raw loop needs: each repeat, the CPU per decision arena's own processes could spend if
+    both cores were busy all the time (2 cores / (0.7 x the raw loop's rate), less the arena run's bots' and
+    bwrap's CPU). After the repeats, two parts that every referee running the engine in Python pays, each timed
+    alone in this process: the engine with views (`bench.bench_decision.measure`), and the protocol's JSON on the
+    captured traffic (each request encoded as the referee does, the parts all seats share once a step, checked
+    to give the captured bytes; an answer parsed per request). What they leave of the budget is set against
+    the raw loop's own CPU: its relay alone.
 Ratios are taken within each repeat (the machine's state moves between repeats); figures are medians with
 their range. The bots, sandboxed or not, and arena run on the same 2 cores as the anchors do.
 """
