@@ -113,6 +113,8 @@ class LocalPool:
     """`Executor` over N local worker processes (forked by a fork server, so nothing of the coordinator
     leaks in: see `worker_context`)."""
 
+    ctx: multiprocessing.context.ForkServerContext  # set by `start`, which knows the game the workers preload
+
     def __init__(self, workers: int, cpus: Sequence[int] | None = None) -> None:
         """`cpus`: the CPU of each worker (`affinity.worker_cpus`), or None: workers run on any CPU."""
         if workers < 1:
@@ -122,7 +124,6 @@ class LocalPool:
         self.size = workers
         self.cpus: tuple[int | None, ...] = tuple(cpus) if cpus is not None else (None,) * workers
         self.capacity = workers * PREFETCH
-        self.ctx = worker_context()
         self.setup: PlayerSetup | None = None
         self.workers: list[_Worker] = []
         self.started = 0
