@@ -103,21 +103,25 @@ def enable_bot(request: Request) -> Response:
 
 
 def health(request: Request) -> Response:
-    """The ladder's state: paused, games in flight, games stored by this process, its last error.
+    """The ladder's state (paused, games in flight, games stored by this process, its last error) and each
+    background part's (alive, last heartbeat, restarts, last error).
     ---
-    responses: {200: {description: health}}
+    responses: {200: {description: health}, 503: {description: a background part is dead or its heartbeat is stale}}
     """
     admin(request)
-    return answer(request, health_report(state(request)))
+    report = health_report(state(request))
+    return answer(request, report, 200 if report["healthy"] else 503)
 
 
 def health_report(server: Any) -> dict[str, Any]:
-    """The API's health answer and the admin page's."""
+    """The API's health answer and the admin page's: 503 while a background part is dead or stale."""
     ladder = server.ladder
     queued = server.db.one("SELECT COUNT(*) AS n FROM submissions WHERE status IN ('received', 'checking')")
-    return {"paused": ladder.paused, "in_flight": len(ladder.inflight), "field": list(ladder.field),
-            "played_since_start": ladder.played, "ladder_error": ladder.error,
-            "ladder_alive": ladder.thread.is_alive(), "checks_waiting": queued["n"] if queued else 0}
+    parts = server.supervisor.health()
+    return {"healthy": all(not p["stale"] for p in parts), "paused": ladder.paused, "in_flight": len(ladder.inflight),
+            "field": list(ladder.field), "played_since_start": ladder.played, "ladder_error": ladder.error,
+            "ladder_alive": server.supervisor.parts["ladder"].alive, "checks_waiting": queued["n"] if queued else 0,
+            "parts": parts}
 
 
 ROUTES = [

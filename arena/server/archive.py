@@ -3,7 +3,10 @@
 Nothing in an archive is trusted. Every member name is checked before anything is written (no absolute
 path, no `..`, no backslash, valid UTF-8); links of every kind, devices and FIFOs are refused, never
 skipped; sizes are counted as the bytes come out of the decompressor (a header may lie), against the
-total, per file, member count and compression-ratio limits. Files are written by this module alone
+total, per file, member count and compression-ratio limits. Every decompressed byte counts, the tar
+stream's own headers too (a pax or GNU long-name header is read whole by `tarfile`, so a 400 MB one
+would be 400 MB of memory): the gzip stream is metered before `tarfile` sees it. Every folder made,
+named or implied by a member's path, counts against the member limit; depth and path length are bounded. Files are written by this module alone
 (never `extractall`), each opened with O_EXCL | O_NOFOLLOW inside a fresh folder, so no member can
 land outside it. A refused archive leaves nothing behind.
 
@@ -14,6 +17,7 @@ no argument may name a host path (the sandbox shows a bot the folder of every fi
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -27,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Iterator
 
 from arena.errors import SubmissionRefused
+from arena.server.storage import remove_tree
 from arena.textsafe import clean
 
 MANIFEST = "manifest.json"
@@ -41,6 +46,10 @@ class ArchiveLimits:
     max_files: int = 2000
     max_ratio: float = 100.0  # unpacked bytes per archive byte
     max_name_bytes: int = 255
+    max_depth: int = 32  # folders in one member's path
+    max_path_bytes: int = 1024  # one member's whole path
+    unpack_memory_mb: int = 512  # the unpacking child's address space (RLIMIT_AS)
+    unpack_cpu_s: int = 20  # and its CPU time (RLIMIT_CPU)
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,10 @@ def safe_parts(name: str, limits: ArchiveLimits) -> tuple[str, ...]:
         raise _refuse(f"member {shown!r}: '..' in a path is refused (it would write outside the bot's folder)")
     if not parts:
         raise _refuse(f"member {shown!r}: an empty name")
+    if len(parts) > limits.max_depth + 1:
+        raise _refuse(f"member {shown!r}: nested {len(parts) - 1} folders deep; the limit is {limits.max_depth}")
+    if len(name.encode("utf-8", "surrogateescape")) > limits.max_path_bytes:
+        raise _refuse(f"member {shown!r}: a path over {limits.max_path_bytes} bytes")
     for part in parts:
         if len(part.encode("utf-8", "surrogateescape")) > limits.max_name_bytes:
             raise _refuse(f"member {shown!r}: a name component over {limits.max_name_bytes} bytes")
@@ -98,6 +111,7 @@ class _Writer:
         self.budget = min(limits.max_total_bytes, int(limits.max_ratio * max(archive_bytes, 1)))
         self.written = 0
         self.count = 0
+        self.made: set[tuple[str, ...]] = set()  # folders made so far (each counted once)
 
     def _count(self) -> None:
         self.count += 1
@@ -118,21 +132,24 @@ class _Writer:
 
     def _dirs(self, parts: tuple[str, ...]) -> Path:
         here = self.root
-        for part in parts:
+        for depth, part in enumerate(parts, 1):
             here = here / part
+            if parts[:depth] in self.made:
+                continue
+            self._count()  # a folder a member's path implies counts like one the archive names
             try:
                 os.mkdir(here, 0o755)
             except FileExistsError:
-                if here.is_symlink() or not here.is_dir():
-                    raise _refuse(f"{clean('/'.join(parts), 120)!r}: a folder and a file share a name") from None
+                raise _refuse(f"{clean('/'.join(parts), 120)!r}: a folder and a file share a name") from None
+            self.made.add(parts[:depth])
         return here
 
     def add(self, member: _Member, data: IO[bytes] | None) -> None:
-        self._count()
         parts = safe_parts(member.name, self.limits)
         if member.kind == "dir":
             self._dirs(parts)
             return
+        self._count()
         self._declared(member)
         folder = self._dirs(parts[:-1])
         target = folder / parts[-1]
@@ -195,9 +212,37 @@ def _unpack_zip(data: bytes, writer: _Writer) -> None:
                 raise _refuse(f"{clean(member.name, 120)!r} cannot be read from the zip: {clean(exc, 200)}") from None
 
 
+class _Metered(io.RawIOBase):
+    """The decompressed tar stream, read in bounded chunks and counted against a limit as it comes out."""
+
+    def __init__(self, stream: gzip.GzipFile, limit: int, over: SubmissionRefused) -> None:
+        super().__init__()
+        self.stream, self.limit, self.over, self.count = stream, limit, over, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        want = CHUNK if size is None or size < 0 else min(size, CHUNK)
+        chunk = self.stream.read(want)
+        self.count += len(chunk)
+        if self.count > self.limit:
+            raise self.over
+        return chunk
+
+
+def tar_stream_limit(writer_budget: int, limits: ArchiveLimits) -> int:
+    """The decompressed tar stream's bound: the files' budget plus a header and padding per member."""
+    return writer_budget + 3 * 512 * (limits.max_files + 2) + 20 * 512
+
+
 def _unpack_tar(data: bytes, writer: _Writer) -> None:
+    over = _refuse(f"the tar stream unpacks to more than {tar_stream_limit(writer.budget, writer.limits)} bytes, its headers "
+                   "counted (a compression bomb, or an oversized pax or long-name header?)")
     try:
-        tf = tarfile.open(fileobj=io.BytesIO(data), mode="r|gz", encoding="utf-8", errors="surrogateescape")
+        gz = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")
+        metered = _Metered(gz, tar_stream_limit(writer.budget, writer.limits), over)
+        tf = tarfile.open(fileobj=metered, mode="r|", encoding="utf-8", errors="surrogateescape")
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise _refuse(f"not a readable tar.gz archive: {clean(exc, 200)}") from None
     try:
@@ -245,7 +290,7 @@ def unpack(data: bytes, dest: Path, limits: ArchiveLimits) -> None:
         else:
             raise _refuse("the upload is neither a zip nor a tar.gz archive")
     except BaseException:
-        shutil.rmtree(dest, ignore_errors=True)
+        remove_tree(dest)
         raise
 
 

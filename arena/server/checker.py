@@ -9,9 +9,12 @@ participant's active version and joins the ladder (`on_pass`).
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 import subprocess
 import sys
 import threading
+import time
+import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -19,6 +22,8 @@ from arena.jsonvalue import loads
 from arena.server.accounts import activate_bot
 from arena.server.config import ServerConfig
 from arena.server.db import Database, now
+from arena.server.storage import remove_tree
+from arena.server.supervisor import Part
 from arena.textsafe import clean
 
 CHECK_TIMEOUT_S = 240.0
@@ -34,20 +39,37 @@ class Verdict:
     report: str
 
 
-def _run(argv: list[str], cwd: str, timeout: float) -> tuple[int, str, str]:
-    try:
-        proc = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        return -1, "", f"the check did not finish within {timeout:.0f} s"
-    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+BEAT_S = 2.0
 
 
-def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str, sandbox: bool) -> Verdict:
+def _quiet() -> None:
+    pass
+
+
+def _run(argv: list[str], cwd: str, timeout: float, beat: Callable[[], None] = _quiet) -> tuple[int, str, str]:
+    """Run one step of the check, calling `beat` every few seconds while it runs (the checker is alive)."""
+    with subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL) as proc:
+        deadline = time.monotonic() + timeout
+        while True:
+            beat()
+            try:
+                out, err = proc.communicate(timeout=max(0.0, min(BEAT_S, deadline - time.monotonic())))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    proc.kill()
+                    proc.communicate()
+                    return -1, "", f"the check did not finish within {timeout:.0f} s"
+    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str, sandbox: bool,
+                     beat: Callable[[], None] = _quiet) -> Verdict:
     tc = config.time_control
     box = [] if sandbox else ["--no-sandbox"]
     argv = ARENA + ["check-bot", config.game, "--quick", "--decision-ms", str(tc.decision_ms), "--startup-ms",
                     str(tc.startup_ms), *box, "--", *command]
-    code, out, err = _run(argv, folder, CHECK_TIMEOUT_S)
+    code, out, err = _run(argv, folder, CHECK_TIMEOUT_S, beat)
     report = f"$ arena check-bot {config.game} --quick ...\n{out}{err}"
     if code != 0:
         failing = [line.strip() for line in out.splitlines() if line.startswith("FAIL")]
@@ -61,7 +83,7 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
         opts = [x for k, v in config.options.items() for x in ("--option", f"{k}={_option(v)}")]
         argv = ARENA + ["play", config.game, *[x for b in bots for x in ("--bot", b)], "--seed", str(1000 + g), "--json",
                         "--decision-ms", str(tc.decision_ms), "--startup-ms", str(tc.startup_ms), *opts, *box]
-        code, out, err = _run(argv, folder, GAME_TIMEOUT_S)
+        code, out, err = _run(argv, folder, GAME_TIMEOUT_S, beat)
         report += f"\n$ arena play {config.game} (check game {g + 1}, your bot in seat {seat})\n"
         try:
             result: Any = loads(out.strip().splitlines()[-1]) if code == 0 and out.strip() else None
@@ -88,44 +110,56 @@ def _option(value: object) -> str:
 
 
 class Checker:
-    """A thread checking received submissions one at a time, oldest first."""
+    """Checks received submissions one at a time, oldest first: the loop of the supervisor's part
+    "checker". A submission becomes `received` only once its folder is complete (`Server.submit` writes
+    the row after unpacking), so the loop never meets a half-unpacked one; a check that raises refuses
+    that submission with the reason and the loop goes on with the next."""
+
+    STALE_S = 60.0  # the loop beats at least every BEAT_S while it waits or checks
 
     def __init__(self, db: Database, config: ServerConfig, sandbox: bool, on_pass: Callable[[int], None]) -> None:
         self.db, self.config, self.sandbox, self.on_pass = db, config, sandbox, on_pass
         self.wake = threading.Event()
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._loop, name="arena-checker", daemon=True)
+        self.checked = 0
 
-    def start(self) -> None:
-        with self.db.write() as conn:  # a check cut short by a stop runs again
+    def recover(self) -> None:
+        """A check cut short by a stop or a crash runs again."""
+        with self.db.write() as conn:
             conn.execute("UPDATE submissions SET status = 'received' WHERE status = 'checking'")
-        self.thread.start()
 
-    def stop(self) -> None:
-        self.stopping.set()
-        self.wake.set()
-
-    def _loop(self) -> None:
-        while not self.stopping.is_set():
+    def run(self, part: Part) -> None:
+        self.recover()
+        while not part.stopping.is_set():
+            part.beat()
             row = self.db.one("SELECT * FROM submissions WHERE status = 'received' ORDER BY id LIMIT 1")
             if row is None:
                 self.wake.wait(1.0)
                 self.wake.clear()
                 continue
-            self.check_one(row)
+            self.check_one(row, part.beat)
 
-    def check_one(self, row: Any) -> None:
+    def check_one(self, row: Any, beat: Callable[[], None] = _quiet) -> None:
         sub = int(row["id"])
         with self.db.write() as conn:
             conn.execute("UPDATE submissions SET status = 'checking' WHERE id = ?", (sub,))
-        meta: Any = loads(row["manifest"])
-        command = tuple(meta.get("command", ()))
-        verdict = check_submission(self.config, command, row["folder"], self.sandbox)
+        try:
+            meta: Any = loads(row["manifest"])
+            command = tuple(meta.get("command", ()))
+            verdict = check_submission(self.config, command, row["folder"], self.sandbox, beat)
+        except Exception as exc:  # noqa: BLE001 - one submission's failure is its own refusal, never the checker's end
+            detail = f"{type(exc).__name__}: {clean(str(exc), 300)}"
+            print(f"arena serve: the check of submission {sub} failed: {detail}\n"
+                  + clean("".join(traceback.format_exception(exc)), 4000, keep_newlines=True), file=sys.stderr, flush=True)
+            verdict = Verdict(False, f"the server could not check this submission ({detail}); submit it again, "
+                                     "and tell the organiser if it happens again", "")
         bot = None
         if verdict.passed:
             bot = activate_bot(self.db, int(row["participant_id"]), sub, meta["name"], meta["version"], command, row["folder"])
         with self.db.write() as conn:
             conn.execute("UPDATE submissions SET status = ?, reason = ?, report = ?, bot_id = ?, finished = ? WHERE id = ?",
                          ("passed" if verdict.passed else "refused", verdict.reason, verdict.report, bot, now(), sub))
+        self.checked += 1
         if bot is not None:
             self.on_pass(bot)
+        elif row["folder"]:
+            remove_tree(Path(row["folder"]))  # refused: its verdict and report are stored, its files are not needed

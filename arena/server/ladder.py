@@ -27,6 +27,7 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database
 from arena.server.matchmaker import Candidate, next_tables
 from arena.server.signing import sign_replay
+from arena.server.supervisor import Part
 from arena.textsafe import clean
 from arena.tournament.config.entrants import EntrantConfig
 from arena.tournament.config.tournament import LIMITS_KEYS, TournamentConfig, parse
@@ -79,18 +80,13 @@ class Ladder:
         self.queued: deque[GameTask] = deque()  # reserved, waiting for room in the executor
         self.played = 0
         self.error: str | None = None
-        self.thread = threading.Thread(target=self._main, name="arena-ladder", daemon=True)
 
     # --- control -------------------------------------------------------------------------------------
 
-    def start(self) -> None:
-        results.discard_pending(self.db, self.config.replays)
-        self.thread.start()
-
     def stop(self) -> None:
+        """Ask the loop to end (the supervisor's part thread is joined by `Server.stop`)."""
         self.stopping.set()
         self.wake.set()
-        self.thread.join(60.0)
 
     def poke(self) -> None:
         """Something changed (a bot joined, the ladder resumed): look again now."""
@@ -102,20 +98,32 @@ class Ladder:
 
     # --- the loop ------------------------------------------------------------------------------------
 
-    def _main(self) -> None:
+    STALE_S = 300.0  # the loop beats between events; one event comes at least every game's length
+
+    def run(self, part: Part) -> None:
+        """The supervisor's part "ladder": the loop, from a clean state each time it is (re)started."""
+        self.error = None
         try:
-            self._loop()
-        except Exception as exc:  # noqa: BLE001 - the API stays up and reports the ladder's failure
+            results.discard_pending(self.db, self.config.replays)  # games cut short by a crash or this part's restart
+            self._loop(part)
+        except Exception as exc:
             self.error = f"{type(exc).__name__}: {clean(exc, 500)}"
-            print(f"arena serve: the ladder stopped: {self.error}", file=sys.stderr, flush=True)
+            raise
         finally:
-            self._close(interrupted=True)
+            try:
+                self._close(interrupted=True)
+            except Exception as exc:  # noqa: BLE001 - e.g. the disk is still full: the next start discards them
+                print(f"arena serve: closing the ladder's games: {type(exc).__name__}: {clean(exc, 300)}", file=sys.stderr, flush=True)
+                self.executor = None
+                self.inflight.clear()
+                self.queued.clear()
 
     def _active(self) -> list[Any]:
         return self.db.all("SELECT id, mu, sigma, games, command, folder FROM bots WHERE status = 'active' ORDER BY id")
 
-    def _loop(self) -> None:
+    def _loop(self, part: Part) -> None:
         while not self.stopping.is_set():
+            part.beat()
             active = self._active()
             ids = {int(b["id"]) for b in active}
             if self.executor is not None and not ids <= set(self.field):

@@ -121,6 +121,16 @@ def _admin(request: Request) -> Viewer:
     return session
 
 
+def parts_table(parts: list[dict[str, Any]]) -> str:
+    """The background parts' heartbeats, restarts and last errors, for the organiser's page."""
+    rows = "".join(f'<tr class="{"stale" if p["stale"] else "ok"}"><td>{esc(p["name"])}</td>'
+                   f'<td>{"alive" if p["alive"] else "dead"}{" (stale)" if p["stale"] else ""}</td>'
+                   f'<td>{p["heartbeat_age_s"]} s ago</td><td>{int(p["restarts"])}</td><td>{esc(p["last_error"] or "", 300)}</td></tr>'
+                   for p in parts)
+    return ('<table class="grid" id="parts"><thead><tr><th>part</th><th>state</th><th>last heartbeat</th>'
+            f'<th>restarts</th><th>last error</th></tr></thead><tbody>{rows}</tbody></table>')
+
+
 def admin_page(request: Request, new_token: tuple[str, str] | None = None) -> Response:
     session = viewer(request)
     if session is None or not session.admin:
@@ -148,9 +158,9 @@ def admin_page(request: Request, new_token: tuple[str, str] | None = None) -> Re
         shown = (f'<p class="token" role="status">token of {esc(new_token[0])} (shown this once; give it to them): '
                  f"<code>{html.escape(new_token[1])}</code></p>")
     pause = "resume" if health["paused"] else "pause"
-    facts = "".join(f"<dt>{html.escape(k.replace('_', ' '))}</dt><dd>{esc(v, 300)}</dd>" for k, v in health.items())
+    facts = "".join(f"<dt>{html.escape(k.replace('_', ' '))}</dt><dd>{esc(v, 300)}</dd>" for k, v in health.items() if k != "parts")
     body = (_nav(session, "/admin") + "<main><h1>organiser</h1>"
-            f'<h2>server health</h2><dl class="facts" id="health">{facts}</dl>'
+            f'<h2>server health</h2><dl class="facts" id="health">{facts}</dl>{parts_table(health["parts"])}'
             f'<form method="post" action="/admin/ladder/{pause}">{csrf}<button type="submit">{pause} the ladder</button></form>'
             f'<h2>participants</h2>{shown}<form method="post" action="/admin/participants" class="row">{csrf}'
             '<label for="pname">new participant</label><input id="pname" name="name" required maxlength="40" '

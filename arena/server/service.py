@@ -1,29 +1,33 @@
 """The running competition: the store, the key, the ladder and the checker, and what the API asks of them.
 
 `Server` owns the pieces and their order (open the store, discard games cut short, start the checker
-and the ladder; stop in reverse). Receiving a submission is here too: the archive is unpacked into
-a fresh folder under `uploads/` and its manifest read at once (a refusal is the HTTP answer), then the
-checker takes it in the background.
+and the ladder under the supervisor; stop in reverse). Receiving a submission is here too: the archive
+is unpacked (in a child process with rlimits) into a fresh folder under `uploads/` and its manifest read
+at once (a refusal is the HTTP answer); only then is its row written, `received` with its folder in one
+transaction, so the checker never sees a submission whose folder is not complete. A crash between the
+two leaves a folder no row names, removed at the next start.
 """
 
 from __future__ import annotations
 
 import hmac
 import secrets
-import shutil
 from pathlib import Path
 
 from arena.tournament.config.cluster import ClusterSpec
 from arena.errors import ServerError, SubmissionRefused
 from arena.jsonvalue import dumps
 from arena.server.accounts import activate_bot, create_participant, participant_by_name
-from arena.server.archive import read_manifest, unpack
+from arena.server.archive import read_manifest
 from arena.server.checker import Checker
 from arena.server.config import ServerConfig
 from arena.server.db import Database, now
 from arena.server.http import NO_SANDBOX_WARNING, Cache, RateLimit
 from arena.server.ladder import Ladder
 from arena.server.signing import load_or_create_key, public_pem
+from arena.server.storage import remove_tree
+from arena.server.supervisor import Supervisor
+from arena.server.unpacker import unpack_isolated
 
 
 class Server:
@@ -41,6 +45,9 @@ class Server:
         self.cache = Cache()
         self.ladder = Ladder(self.db, config, sandbox, self.key, cluster)
         self.checker = Checker(self.db, config, sandbox, lambda _bot: self.ladder.poke())
+        self.supervisor = Supervisor()
+        self.supervisor.add("checker", self.checker.run, Checker.STALE_S)
+        self.supervisor.add("ladder", self.ladder.run, Ladder.STALE_S)
         self._house()
 
     def is_admin(self, token: str) -> bool:
@@ -61,36 +68,49 @@ class Server:
             activate_bot(self.db, owner, None, bot.name, "house", bot.command, str(folder))
 
     def start(self) -> None:
-        self.checker.start()
-        self.ladder.start()
+        self._forget_orphans()
+        self.supervisor.start()
 
     def stop(self) -> None:
-        self.checker.stop()
+        self.supervisor.stop()
+        self.checker.wake.set()
         self.ladder.stop()
+        for part in self.supervisor.parts.values():
+            if part.thread is not None:
+                part.thread.join(60.0)
+
+    def _forget_orphans(self) -> None:
+        """Upload folders no submission row names (a crash mid-upload) are removed."""
+        known = {str(r["folder"]) for r in self.db.all("SELECT folder FROM submissions WHERE folder != ''")}
+        for owner in self.config.uploads.iterdir():
+            for folder in owner.iterdir() if owner.is_dir() else ():
+                if str(folder) not in known:
+                    remove_tree(folder)
 
     def submit(self, participant: int, data: bytes) -> tuple[int, str | None]:
         """Take an archive: (submission id, None) when it goes to the check, (id, reason) when refused."""
-        with self.db.write() as conn:
-            cur = conn.execute("INSERT INTO submissions(participant_id, created, status) VALUES(?, ?, 'received')",
-                               (participant, now()))
-            sub = int(cur.lastrowid or 0)
         owner = self.config.uploads / str(participant)
         owner.mkdir(exist_ok=True, mode=0o700)
-        folder = owner / f"{sub:06d}"
+        folder = owner / f"{int(now() * 1000):013d}-{secrets.token_hex(4)}"
         try:
-            unpack(data, folder, self.config.archive)
+            unpack_isolated(data, folder, self.config.archive)
             manifest = read_manifest(folder, self.config.runtimes)
         except SubmissionRefused as exc:
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
             with self.db.write() as conn:
-                conn.execute("UPDATE submissions SET status = 'refused', reason = ?, finished = ? WHERE id = ?",
-                             (str(exc), now(), sub))
-            return sub, str(exc)
+                cur = conn.execute("INSERT INTO submissions(participant_id, created, status, reason, finished) "
+                                   "VALUES(?, ?, 'refused', ?, ?)", (participant, now(), str(exc), now()))
+            return int(cur.lastrowid or 0), str(exc)
         meta = {"name": manifest.name, "version": manifest.version, "command": list(manifest.command)}
-        with self.db.write() as conn:
-            conn.execute("UPDATE submissions SET folder = ?, manifest = ? WHERE id = ?", (str(folder), dumps(meta).decode(), sub))
+        try:
+            with self.db.write() as conn:
+                cur = conn.execute("INSERT INTO submissions(participant_id, created, status, folder, manifest) "
+                                   "VALUES(?, ?, 'received', ?, ?)", (participant, now(), str(folder), dumps(meta).decode()))
+        except BaseException:
+            remove_tree(folder)
+            raise
         self.checker.wake.set()
-        return sub, None
+        return int(cur.lastrowid or 0), None
 
 
 def add_participant(config: ServerConfig, name: str) -> str:
