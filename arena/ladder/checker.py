@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from arena.jsonvalue import loads
-from arena.server.accounts import activate_bot
-from arena.server.config import ServerConfig
-from arena.server.db import Database, now
+from arena.ladder.accounts import activate_bot
+from arena.ladder.config import ServerConfig
+from arena.ladder.db import Database, now
 from arena.textsafe import clean
 
 CHECK_TIMEOUT_S = 240.0
