@@ -39,7 +39,7 @@ WATCH = """() => {
 def measure(games: int, repeats: int, seconds: float) -> tuple[list[float], list[float], int]:
     from playwright.sync_api import sync_playwright
 
-    from arena.server.config import load
+    from arena.ladder.config import load
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

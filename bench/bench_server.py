@@ -149,8 +149,8 @@ def first_game() -> float:
 def fill_store(data: Path, games: int) -> list[int]:
     """`games` finished games among the house bots and 17 retired versions, as the ladder stores them."""
     from arena.jsonvalue import dumps
-    from arena.server.config import load
-    from arena.server.service import Server
+    from arena.ladder.config import load
+    from arena.ladder.service import Server
 
     os.environ["ARENA_ADMIN_TOKEN"] = ADMIN
     server = Server(load(data.parent / "ladder.yaml"), sandbox=True)

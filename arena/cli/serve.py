@@ -20,11 +20,11 @@ from arena.errors import ServerError
 @click.option("--port", type=click.IntRange(0, 65535), default=None, help="Port (default: the config's, else 8750).")
 def serve_command(config: str, add: str | None, no_sandbox: bool, cluster: str | None, host: str | None, port: int | None) -> None:
     """Run the competition CONFIG: the API on 127.0.0.1, the ladder and the submission checks."""
-    from arena.server.config import load
+    from arena.ladder.config import load
 
     conf = load(config)
     if add is not None:
-        from arena.server.service import add_participant
+        from arena.ladder.service import add_participant
 
         token = add_participant(conf, add)
         click.echo(f"participant {add!r} created; its token (shown once, keep it):")
@@ -44,7 +44,7 @@ def serve_command(config: str, add: str | None, no_sandbox: bool, cluster: str |
             raise ServerError(f"--cluster {cluster}: a remote scheduler only over TLS (tls://HOST:PORT with Dask's TLS "
                               "security configured): plain Dask TCP runs whatever any client sends")
     from arena.server.app import run
-    from arena.server.service import Server
+    from arena.ladder.service import Server
 
     server = Server(conf, sandbox=not no_sandbox, cluster=spec)
     run(server, host or conf.host, conf.port if port is None else port)

@@ -1,1 +1,1 @@
-"""arena serve: a competition server (issue 26). See arena/server/service.py for the pieces."""
+"""arena serve: a competition server (issue 26). See arena/ladder/service.py for the pieces."""

@@ -17,7 +17,7 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from arena.jsonvalue import loads
-from arena.server.accounts import Participant
+from arena.ladder.accounts import Participant
 from arena.server.http import ApiError, answer, cached, int_param, optional_participant, participant, path_id, state
 from arena.server.signing import SUFFIX
 

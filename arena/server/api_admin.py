@@ -9,7 +9,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from arena.errors import ServerError
-from arena.server.accounts import create_participant, set_bot_status
+from arena.ladder.accounts import create_participant, set_bot_status
 from arena.server.http import ApiError, admin, answer, path_id, state
 
 

@@ -17,7 +17,7 @@ from starlette.schemas import SchemaGenerator
 from arena import __version__
 from arena.server import api, api_admin, pages, pages_account
 from arena.server.http import BodyLimit, WarningHeader, error_handler
-from arena.server.service import Server
+from arena.ladder.service import Server
 from arena.server.web_session import error_page, is_page
 
 SCHEMAS = SchemaGenerator({"openapi": "3.0.0", "info": {"title": "arena competition server", "version": f"v1 ({__version__})"},

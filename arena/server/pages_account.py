@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from arena.errors import ServerError
-from arena.server.accounts import create_participant, participant_by_token, set_bot_status
+from arena.ladder.accounts import create_participant, participant_by_token, set_bot_status
 from arena.server.api_admin import health_report
 from arena.server.http import ApiError, path_id, state
 from arena.server.pages_html import esc, nav

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from arena.server.accounts import Participant, participant_by_token
+from arena.ladder.accounts import Participant, participant_by_token
 from arena.server.http import ApiError, state
 from arena.web import page
 

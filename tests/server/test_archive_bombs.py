@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from arena.errors import SubmissionRefused
-from arena.server.archive import ArchiveLimits, unpack
-from arena.server.storage import remove_tree
-from arena.server.unpacker import unpack_isolated
+from arena.ladder.archive import ArchiveLimits, unpack
+from arena.ladder.storage import remove_tree
+from arena.ladder.unpacker import unpack_isolated
 from tests.server.bots import manifest, zip_bytes
 
 LIMITS = ArchiveLimits(max_total_bytes=2_000_000, max_file_bytes=1_000_000, max_files=50, max_ratio=50.0)

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from arena.server.accounts import participant_by_token
-from arena.server.db import Database
+from arena.ladder.accounts import participant_by_token
+from arena.ladder.db import Database
 import pytest
 
 from tests.server.server import ServerProcess

@@ -9,8 +9,8 @@ import sqlite3
 from pathlib import Path
 
 from arena.jsonvalue import loads
-from arena.server.db import Database
-from arena.server.results import recompute
+from arena.ladder.db import Database
+from arena.ladder.results import recompute
 from arena.server.signing import check, read_public_key
 import pytest
 

@@ -17,12 +17,12 @@ from typing import Any, Callable, Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from arena.server import checker as checker_module, service
+from arena.ladder import checker as checker_module, service
 from arena.server.app import build
-from arena.server.checker import Checker, Verdict
-from arena.server.config import parse
-from arena.server.service import Server
-from arena.server.supervisor import Part, Supervisor
+from arena.ladder.checker import Checker, Verdict
+from arena.ladder.config import parse
+from arena.ladder.service import Server
+from arena.ladder.supervisor import Part, Supervisor
 from tests.server.bots import python_random
 
 ADMIN = "test-admin-token-0123456789abcdef"
@@ -65,7 +65,7 @@ def _status(srv: Server, sub: int) -> str:
 
 
 def _participant(srv: Server, name: str = "alice") -> int:
-    from arena.server.accounts import create_participant
+    from arena.ladder.accounts import create_participant
 
     who, _token = create_participant(srv.db, name)
     return who.id

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, Route
 
-from arena.server.checker import CHECK_TIMEOUT_S, GAME_TIMEOUT_S
+from arena.ladder.checker import CHECK_TIMEOUT_S, GAME_TIMEOUT_S
 from tests.server.bots import HOSTILE_TEXT, hostile, loud_broken, python_random
 from tests.server.server import ADMIN, ServerProcess
 from tests.web.conftest import screenshot

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from arena.errors import ServerError
 from arena.jsonvalue import dumps
-from arena.server.db import Database, now
-from arena.server.results import MODEL
+from arena.ladder.db import Database, now
+from arena.ladder.results import MODEL
 
 
 @dataclass(frozen=True)

@@ -17,17 +17,17 @@ from pathlib import Path
 from arena.tournament.config.cluster import ClusterSpec
 from arena.errors import ServerError, SubmissionRefused
 from arena.jsonvalue import dumps
-from arena.server.accounts import activate_bot, create_participant, participant_by_name
-from arena.server.archive import read_manifest
-from arena.server.checker import Checker
-from arena.server.config import ServerConfig
-from arena.server.db import Database, now
+from arena.ladder.accounts import activate_bot, create_participant, participant_by_name
+from arena.ladder.archive import read_manifest
+from arena.ladder.checker import Checker
+from arena.ladder.config import ServerConfig
+from arena.ladder.db import Database, now
 from arena.server.http import NO_SANDBOX_WARNING, Cache, RateLimit
-from arena.server.ladder import Ladder
+from arena.ladder.ladder import Ladder
 from arena.server.signing import load_or_create_key, public_pem
-from arena.server.storage import remove_tree
-from arena.server.supervisor import Supervisor
-from arena.server.unpacker import unpack_isolated
+from arena.ladder.storage import remove_tree
+from arena.ladder.supervisor import Supervisor
+from arena.ladder.unpacker import unpack_isolated
 
 
 class Server:

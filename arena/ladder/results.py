@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.core.result import Played
 from arena.jsonvalue import JSON, dumps, loads
-from arena.server.db import Database, now
+from arena.ladder.db import Database, now
 from arena.stats.ratings import FastRater, RatingModel, RatingOverflow
 
 MODEL = RatingModel()

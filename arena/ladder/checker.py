@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from arena.jsonvalue import loads
-from arena.server.accounts import activate_bot
-from arena.server.config import ServerConfig
-from arena.server.db import Database, now
-from arena.server.storage import remove_tree
-from arena.server.supervisor import Part
+from arena.ladder.accounts import activate_bot
+from arena.ladder.config import ServerConfig
+from arena.ladder.db import Database, now
+from arena.ladder.storage import remove_tree
+from arena.ladder.supervisor import Part
 from arena.textsafe import clean
 
 CHECK_TIMEOUT_S = 240.0

@@ -22,12 +22,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from arena.tournament.config.cluster import ClusterSpec
 from arena.jsonvalue import loads
-from arena.server import results
-from arena.server.config import ServerConfig
-from arena.server.db import Database
-from arena.server.matchmaker import Candidate, next_tables
+from arena.ladder import results
+from arena.ladder.config import ServerConfig
+from arena.ladder.db import Database
+from arena.ladder.matchmaker import Candidate, next_tables
 from arena.server.signing import sign_replay
-from arena.server.supervisor import Part
+from arena.ladder.supervisor import Part
 from arena.textsafe import clean
 from arena.tournament.config.entrants import EntrantConfig
 from arena.tournament.config.tournament import LIMITS_KEYS, TournamentConfig, parse

@@ -21,7 +21,7 @@ from arena.errors import ConfigError, GameError, ServerError
 from arena.games.registry import get_game
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
-from arena.server.archive import ArchiveLimits
+from arena.ladder.archive import ArchiveLimits
 
 ADMIN_ENV = "ARENA_ADMIN_TOKEN"
 DEFAULT_RUNTIMES = ("python3", "node", "perl")
