@@ -18,8 +18,15 @@ from arena.errors import ServerError
               help="Play ladder games on a Dask cluster: tls://HOST:PORT (TLS required), or local:N.")
 @click.option("--host", default=None, help="Address to bind (default: the config's, else 127.0.0.1).")
 @click.option("--port", type=click.IntRange(0, 65535), default=None, help="Port (default: the config's, else 8750).")
-def serve_command(config: str, add: str | None, no_sandbox: bool, cluster: str | None, host: str | None, port: int | None) -> None:
+@click.option("--tls-cert", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Serve HTTPS with this certificate (PEM; with --tls-key). The sign-in cookie is then Secure.")
+@click.option("--tls-key", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="The certificate's private key (PEM).")
+def serve_command(config: str, add: str | None, no_sandbox: bool, cluster: str | None, host: str | None, port: int | None,
+                  tls_cert: str | None, tls_key: str | None) -> None:
     """Run the competition CONFIG: the API on 127.0.0.1, the ladder and the submission checks."""
+    if (tls_cert is None) != (tls_key is None):
+        raise ServerError("give --tls-cert and --tls-key together (a certificate and its private key, PEM)")
     from arena.ladder.config import load
 
     conf = load(config)
@@ -47,4 +54,5 @@ def serve_command(config: str, add: str | None, no_sandbox: bool, cluster: str |
     from arena.ladder.service import Server
 
     server = Server(conf, sandbox=not no_sandbox, cluster=spec)
-    run(server, host or conf.host, conf.port if port is None else port)
+    run(server, host or conf.host, conf.port if port is None else port,
+        (tls_cert, tls_key) if tls_cert and tls_key else None)

@@ -15,7 +15,7 @@ TOKEN_HELP = "Your participant token (else $ARENA_TOKEN, else ~/.config/arena/cl
 
 
 @main.command("submit")
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path), required=False)
 @click.option("--server", default=None, help=SERVER_HELP)
 @click.option("--token", default=None, help=TOKEN_HELP)
 @click.option("--check-timeout", type=click.FloatRange(1, 3600), default=600, show_default=True,
@@ -24,8 +24,12 @@ TOKEN_HELP = "Your participant token (else $ARENA_TOKEN, else ~/.config/arena/cl
               help="After joining, wait for this many ladder games and print where the bot stands (0: do not wait).")
 @click.option("--games-timeout", type=click.FloatRange(0, 3600), default=120, show_default=True,
               help="Seconds to wait for those games.")
-def submit_command(path: Path, server: str | None, token: str | None, check_timeout: float, first_games: int,
-                   games_timeout: float) -> None:
+@click.option("--follow", "follow", type=click.IntRange(1), default=None, metavar="N",
+              help="Upload nothing: follow submission N (one you uploaded before) to its verdict.")
+@click.option("--retry-timeout", type=click.FloatRange(0, 3600), default=120, show_default=True,
+              help="Seconds to go on trying while the server does not answer (a restart) before giving up.")
+def submit_command(path: Path | None, server: str | None, token: str | None, check_timeout: float, first_games: int,
+                   games_timeout: float, follow: int | None, retry_timeout: float) -> None:
     """Upload a bot (a folder with manifest.json, or a .zip/.tar.gz of one), follow its check, print the
     verdict (and the bot's stderr when refused) and where it stands after its first games.
     Exit status 0 only when the bot joined the ladder."""
@@ -34,15 +38,21 @@ def submit_command(path: Path, server: str | None, token: str | None, check_time
     config = settings(server, token)
     if config.warning:
         click.echo(f"arena: warning: {config.warning}", err=True)
-    data = pack(path)
-    client = Client(config)
+    if (path is None) == (follow is None):
+        raise click.UsageError("give PATH to upload a bot, or --follow N to follow submission N")
+    data = pack(path) if path is not None else b""
+    client = Client(config, retry_s=retry_timeout, on_retry=lambda m: click.echo(f"arena: {m}", err=True))
     try:
-        code, body = client.submit(data)
-        sub = body.get("submission")
-        if code == 422:
-            click.echo(f"refused: {body.get('error')}")
-            sys.exit(1)
-        click.echo(f"submission {sub}: uploaded {len(data)} bytes to {config.server}", err=True)
+        if follow is None:
+            code, body = client.submit(data)
+            sub = body.get("submission")
+            if code == 422:
+                click.echo(f"refused: {body.get('error')}")
+                sys.exit(1)
+            click.echo(f"submission {sub}: uploaded {len(data)} bytes to {config.server} "
+                       f"(follow it later with `arena submit --follow {sub}`)", err=True)
+        else:
+            sub = follow
         verdict = client.follow(int(str(sub)), lambda s: click.echo(f"submission {sub}: {s}", err=True), check_timeout)
         if verdict["status"] != "passed":
             click.echo(f"refused: {verdict.get('reason')}")

@@ -15,8 +15,9 @@ import secrets
 from pathlib import Path
 
 from arena.tournament.config.cluster import ClusterSpec
-from arena.errors import ServerError, SubmissionRefused
+from arena.errors import ServerError, StoreInUse, SubmissionRefused
 from arena.jsonvalue import dumps
+from arena.results.lock import StoreLock, lock_path
 from arena.ladder.accounts import activate_bot, create_participant, participant_by_name
 from arena.ladder.archive import read_manifest
 from arena.ladder.checker import Checker
@@ -37,6 +38,7 @@ class Server:
         self.warning = "" if sandbox else NO_SANDBOX_WARNING
         for folder in (config.data, config.uploads, config.replays):
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.lock = lock_data(config)  # before anything reads or writes the store
         self.admin_token = config.admin_token()
         self.db = Database(config.database)
         self.key = load_or_create_key(config.key_file)
@@ -78,6 +80,7 @@ class Server:
         for part in self.supervisor.parts.values():
             if part.thread is not None:
                 part.thread.join(60.0)
+        self.lock.release()
 
     def _forget_orphans(self) -> None:
         """Upload folders no submission row names (a crash mid-upload) are removed."""
@@ -111,6 +114,17 @@ class Server:
             raise
         self.checker.wake.set()
         return int(cur.lastrowid or 0), None
+
+
+def lock_data(config: ServerConfig) -> StoreLock:
+    """One server per data folder: `flock` on server.sqlite.lock, released by the kernel however it ends."""
+    try:
+        return StoreLock(config.database).acquire()
+    except StoreInUse:
+        holder = lock_path(config.database).read_text(encoding="ascii", errors="replace").strip()
+        who = f" (pid {holder})" if holder.isdigit() else ""
+        raise ServerError(f"data in use: another arena serve{who} is using {config.data}; stop it first, "
+                          f"or give this server its own `data:` in {config.path}") from None
 
 
 def add_participant(config: ServerConfig, name: str) -> str:

@@ -53,13 +53,16 @@ def build(server: Server) -> Any:
     return WarningHeader(BodyLimit(app, server.config.max_request_bytes), server.warning)
 
 
-def run(server: Server, host: str, port: int) -> None:
-    """Serve until Ctrl-C or SIGTERM; the ladder and checker stop with it."""
+def run(server: Server, host: str, port: int, tls: tuple[str, str] | None = None) -> None:
+    """Serve until Ctrl-C or SIGTERM; the ladder and checker stop with it. With `tls` (certificate and key
+    files, PEM) uvicorn serves HTTPS itself, and the sign-in cookie is `Secure` (pages set it so on https)."""
     import uvicorn
 
-    print(f"arena serve: {server.config.name} ({server.config.game}) on http://{host}:{port}/api/v1  "
+    scheme = "https" if tls else "http"
+    print(f"arena serve: {server.config.name} ({server.config.game}) on {scheme}://{host}:{port}/api/v1  "
           f"data: {server.config.data}", file=sys.stderr, flush=True)
     if server.warning:
         print(f"arena serve: WARNING: {server.warning}", file=sys.stderr, flush=True)
     uvicorn.run(build(server), host=host, port=port, log_level="warning", access_log=False,
-                limit_concurrency=500, timeout_graceful_shutdown=5)
+                limit_concurrency=500, timeout_graceful_shutdown=5,
+                ssl_certfile=tls[0] if tls else None, ssl_keyfile=tls[1] if tls else None)

@@ -82,18 +82,44 @@ def pack(path: Path) -> bytes:
     return buf.getvalue()
 
 
+RETRY_S = 120.0  # how long a GET goes on trying through a server restart
+RETRY_POLL_S = 2.0
+
+
 class Client:
-    def __init__(self, config: Settings, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(self, config: Settings, transport: httpx.BaseTransport | None = None, retry_s: float = RETRY_S,
+                 on_retry: Callable[[str], None] | None = None, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
+        self.retry_s, self.on_retry, self.sleep, self.clock = retry_s, on_retry, sleep, clock
         headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
         self.http = httpx.Client(base_url=config.server, headers=headers, timeout=60.0, transport=transport)
 
     def close(self) -> None:
         self.http.close()
 
-    def call(self, method: str, path: str, ok: tuple[int, ...] = (200,), **kw: Any) -> tuple[int, dict[str, Any]]:
+    def _request(self, method: str, path: str, retry: bool, **kw: Any) -> httpx.Response:
+        """One request; a GET (`retry`) goes on trying for `retry_s` while the server does not answer
+        (a restart), a POST only while nothing reached it (connection refused)."""
+        deadline = self.clock() + (self.retry_s if retry else 0.0)
+        told = False
+        while True:
+            try:
+                return self.http.request(method, path, **kw)
+            except httpx.HTTPError as exc:
+                again = isinstance(exc, httpx.TransportError) if method == "GET" else isinstance(exc, httpx.ConnectError)
+                if not (again and self.clock() < deadline):
+                    raise
+                if not told and self.on_retry is not None:
+                    self.on_retry(f"the server at {self.config.server} does not answer ({exc}); "
+                                  f"trying again for up to {self.retry_s:.0f} s")
+                    told = True
+                self.sleep(RETRY_POLL_S)
+
+    def call(self, method: str, path: str, ok: tuple[int, ...] = (200,), retry: bool = False,
+             **kw: Any) -> tuple[int, dict[str, Any]]:
         try:
-            response = self.http.request(method, path, **kw)
+            response = self._request(method, path, retry, **kw)
         except httpx.HTTPError as exc:
             raise ClientError(f"cannot reach the server at {self.config.server}: {exc} "
                               "(set --server, ARENA_SERVER or the config file)") from None
@@ -121,7 +147,14 @@ class Client:
         deadline = clock() + timeout
         seen = ""
         while True:
-            _, body = self.call("GET", f"/api/v1/submissions/{sub}")
+            try:
+                _, body = self.call("GET", f"/api/v1/submissions/{sub}", retry=True)
+            except ClientError as exc:
+                if "cannot reach" not in str(exc):
+                    raise
+                raise ClientError(f"the server at {self.config.server} stopped answering for {self.retry_s:.0f} s while "
+                                  f"submission {sub} was checked; the check goes on when it is back: "
+                                  f"follow it later with `arena submit --follow {sub}`") from None
             status = str(body.get("status"))
             if status != seen:
                 on_status(status)
@@ -130,7 +163,7 @@ class Client:
                 return body
             if clock() > deadline:
                 raise ClientError(f"submission {sub} is still {status} after {timeout:.0f} s; "
-                                  "see it later on the server's submit page")
+                                  f"follow it later with `arena submit --follow {sub}` or on the server's submit page")
             sleep(poll)
 
     def leaderboard(self) -> list[dict[str, Any]]:

@@ -50,6 +50,7 @@ class ServerProcess:
         self.extra = extra or []
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.verify: Any = True  # a CA file for a server on TLS (tests/server/test_serve_ops.py)
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = tmp / "server.log"
 
@@ -61,7 +62,7 @@ class ServerProcess:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if httpx.get(self.url + "/api/v1", timeout=2).status_code == 200:
+                if httpx.get(self.url + "/api/v1", timeout=2, verify=self.verify).status_code == 200:
                     return self
             except httpx.HTTPError:
                 pass
@@ -80,10 +81,10 @@ class ServerProcess:
                 self.proc.wait()
 
     def get(self, path: str, token: str | None = None, **kw: Any) -> httpx.Response:
-        return httpx.get(self.url + path, headers=_auth(token), timeout=30, **kw)
+        return httpx.get(self.url + path, headers=_auth(token), timeout=30, verify=self.verify, **kw)
 
     def post(self, path: str, token: str | None = None, **kw: Any) -> httpx.Response:
-        return httpx.post(self.url + path, headers=_auth(token), timeout=60, **kw)
+        return httpx.post(self.url + path, headers=_auth(token), timeout=60, verify=self.verify, **kw)
 
     def add(self, name: str) -> str:
         r = self.post("/api/v1/admin/participants", ADMIN, json={"name": name})
