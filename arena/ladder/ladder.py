@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from arena.tournament.config.cluster import ClusterSpec
 from arena.jsonvalue import loads
-from arena.ladder import results
+from arena.ladder import access, results
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database
 from arena.ladder.matchmaker import Candidate, next_tables
@@ -36,6 +36,7 @@ from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFa
 from arena.tournament.run.player import PlayerSetup
 from arena.tournament.run.local_pool import LocalPool
 from arena.stats.ratings import FastRater
+from arena.core.result import Played
 from arena.core.scheduled import ScheduledGame
 
 
@@ -64,6 +65,21 @@ def tournament_config(config: ServerConfig, bots: list[Any], sandbox: bool) -> T
         entrants.extend(parsed.entrants[: len(bots[start:start + k])])
     first = parse({**base, "entrants": [_entrant(b, 0) for b in bots[:k]]}, file)
     return dataclasses.replace(first, entrants=tuple(entrants))
+
+
+def publish(key: Ed25519PrivateKey, server: str, game_id: int, played: Played, replay: str | None,
+            seats: list[int]) -> results.Finished:
+    """A finished game ready to commit: its public record (`access.public_replay`, what anyone downloads)
+    written beside its replay and signed with its result."""
+    sha = signature = None
+    if replay is not None:
+        full = Path(replay)
+        public = results.public_path(full)
+        public.write_bytes(access.public_replay(full.read_bytes(), len(seats)))
+        record = sign_replay(key, public, server, game_id, {"points": list(played.points), "ranks": list(played.ranks),
+                                                             "bots": seats})
+        sha, signature = str(record["replay_sha256"]), str(record["signature"])
+    return results.Finished(game_id, played, replay, sha, signature)
 
 
 class Ladder:
@@ -223,11 +239,6 @@ class Ladder:
         game_id = event.task.index
         self.inflight.pop(game_id, None)
         seats = [self.field[e] for e in stored.seats]
-        sha = signature = None
-        if stored.replay_path is not None:
-            record = sign_replay(self.key, Path(stored.replay_path), self.config.name, game_id,
-                                 {"points": list(stored.played.points), "ranks": list(stored.ranks), "bots": seats})
-            sha, signature = str(record["replay_sha256"]), str(record["signature"])
-        done = results.Finished(game_id, stored.played, stored.replay_path, sha, signature)
+        done = publish(self.key, self.config.name, game_id, stored.played, stored.replay_path, seats)
         results.commit(self.db, done, self.config.ladder.fault_limit, self.rater)
         self.played += 1

@@ -31,6 +31,15 @@ class Finished:
     signature: str | None = None
 
 
+PUBLIC_SUFFIX = ".public.jsonl"
+
+
+def public_path(replay: Path) -> Path:
+    """Where a game's public record (`arena.ladder.access.public_replay`) lies beside its replay."""
+    name = replay.name[: -len(".jsonl")] if replay.name.endswith(".jsonl") else replay.name
+    return replay.with_name(name + PUBLIC_SUFFIX)
+
+
 def reserve(db: Database, seats: tuple[int, ...], seed: int) -> int:
     """A pending game row; its id names the game (and its replay) from now on."""
     with db.write() as conn:

@@ -17,8 +17,11 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from arena.jsonvalue import loads
-from arena.ladder.accounts import Participant
-from arena.server.http import ApiError, answer, cached, int_param, optional_participant, participant, path_id, state
+from arena.ladder import access
+from arena.ladder.access import Item, Role
+from arena.ladder.queries import bot_owners
+from arena.ladder.results import public_path
+from arena.server.http import ApiError, answer, api_viewer, cached, int_param, participant, path_id, state
 from arena.server.signing import SUFFIX
 
 
@@ -89,15 +92,13 @@ def leaderboard_rows(db: Any, every: bool = False) -> dict[str, Any]:
     return {"leaderboard": out}
 
 
-def _faults(raw: str | None, seats: list[int], mine: set[int]) -> list[dict[str, Any]]:
+def _faults(raw: str | None, seats: list[int], roles: dict[int, Role]) -> list[dict[str, Any]]:
+    """A game's stored faults, each with its bot, as the viewer (its role towards each bot) may see them."""
     out = []
-    for fault in loads(raw) if raw else []:
-        seat = int(fault.get("seat", -1))
+    for item in loads(raw) if raw else []:
+        seat = int(item.get("seat", -1))
         bot = seats[seat] if 0 <= seat < len(seats) else None
-        item = {**fault, "bot": bot}
-        if bot not in mine:
-            item.pop("stderr_tail", None)  # a bot's stderr is its owner's alone
-        out.append(item)
+        out.append({**access.fault(item, roles.get(bot, Role.ANONYMOUS) if bot is not None else Role.ANONYMOUS), "bot": bot})
     return out
 
 
@@ -111,17 +112,16 @@ def bot_page(request: Request) -> Response:
     limit = int_param(request, "games", 20, 1, 200)
     db = state(request).db
     if "authorization" not in request.headers:
-        return cached(request, ("bot", bot, limit), lambda: bot_details(db, bot, limit, None))
-    return answer(request, bot_details(db, bot, limit, optional_participant(request)))
+        return cached(request, ("bot", bot, limit), lambda: bot_details(db, bot, limit, access.ANONYMOUS))
+    return answer(request, bot_details(db, bot, limit, api_viewer(request)))
 
 
-def bot_details(db: Any, bot: int, limit: int, viewer: Participant | None) -> dict[str, Any]:
-    """One bot as the API and the bot page show it; stderr tails and its command only when `viewer` owns it."""
+def bot_details(db: Any, bot: int, limit: int, viewer: access.Viewer) -> dict[str, Any]:
+    """One bot as the API and the bot page show it to `viewer`, by the access rule (`arena.ladder.access`)."""
     row = db.one(f"{BOT_SQL} WHERE b.id = ?", bot)
     if row is None:
         raise ApiError(404, f"no bot {bot}")
-    owner = viewer if viewer is not None and viewer.id == int(row["owner"]) else None
-    mine = {bot} if owner is not None else set()
+    role = viewer.role(int(row["owner"]))
     versions = db.all("SELECT id, version, status, created, games, mu, sigma FROM bots WHERE participant_id = ? ORDER BY id",
                       row["owner"])
     games = db.all("SELECT g.id, g.seats, g.result, g.faults, g.finished, s.seat, s.rank, s.points, s.faults AS nf, s.mu, s.sigma "
@@ -135,12 +135,13 @@ def bot_details(db: Any, bot: int, limit: int, viewer: Participant | None) -> di
         recent.append({"game": g["id"], "seat": g["seat"], "rank": g["rank"], "points": g["points"], "faults": g["nf"],
                        "bots": seats, "finished": g["finished"]})
         if g["nf"]:
-            faults += [{**f, "game": g["id"]} for f in _faults(g["faults"], seats, mine) if f["bot"] == bot]
+            faults += [{**f, "game": g["id"]} for f in _faults(g["faults"], seats, {bot: role}) if f["bot"] == bot]
     body = {**_bot(row), "versions": [dict(v) for v in versions], "recent_games": recent, "faults": faults,
             "rating_history": [{"game": h["game_id"], "mu": h["mu"], "sigma": h["sigma"]} for h in reversed(history)],
-            "owner_view": owner is not None}
-    if owner is not None:
-        body["command"] = loads(row["command"])
+            "owner_view": access.may_see(role, Item.STDERR)}
+    command = access.command(loads(row["command"]), str(row["folder"]), role)
+    if command is not None:
+        body["command"] = command
     return body
 
 
@@ -159,7 +160,7 @@ def games(request: Request) -> Response:
     bot = request.query_params.get("bot")
     if bot is not None:
         rows = db.all("SELECT g.id, g.seats, g.result, g.finished FROM game_seats s JOIN games g ON g.id = s.game_id "
-                      "WHERE s.bot_id = ? AND s.game_id < ? ORDER BY s.game_id DESC LIMIT ?",
+                      "WHERE s.bot_id = ? AND s.game_id < ? AND g.status = 'done' ORDER BY s.game_id DESC LIMIT ?",
                       int_param(request, "bot", 0, 0, 2**62), before, limit)
     else:
         rows = db.all("SELECT id, seats, result, finished FROM games WHERE status = 'done' AND id < ? ORDER BY id DESC LIMIT ?",
@@ -176,13 +177,11 @@ def _game(request: Request) -> Any:
     return row
 
 
-def _my_bots(request: Request, seats: list[int]) -> set[int]:
-    who = optional_participant(request)
-    if who is None:
-        return set()
-    rows = state(request).db.all(f"SELECT id FROM bots WHERE participant_id = ? AND id IN ({','.join('?' * len(seats))})",
-                                 who.id, *seats)
-    return {int(r["id"]) for r in rows}
+def _roles(request: Request, seats: list[int]) -> dict[int, Role]:
+    """The viewer's role towards each bot of a game."""
+    viewer = api_viewer(request)
+    owners = bot_owners(state(request).db, seats)
+    return {b: viewer.role(owners.get(b)) for b in seats}
 
 
 def game(request: Request) -> Response:
@@ -193,43 +192,40 @@ def game(request: Request) -> Response:
     row = _game(request)
     seats = loads(row["seats"])
     return answer(request, {"id": row["id"], "bots": seats, "seed": row["seed"], "result": loads(row["result"]),
-                            "faults": _faults(row["faults"], seats, _my_bots(request, seats)), "finished": row["finished"],
+                            "faults": _faults(row["faults"], seats, _roles(request, seats)), "finished": row["finished"],
                             "sha256": row["sha256"], "signature": row["signature"]})
 
 
 def replay(request: Request) -> Response:
-    """The replay file (JSON lines). It holds the bots' commands and stderr tails, so only a participant
-    with a bot in the game (or the admin) may download it.
+    """The replay file (JSON lines): the game's public record (no stderr, no fault details, no commands
+    or paths; the file the server signs, the same for everyone), or the file as played for the organiser.
     ---
-    responses: {200: {description: the replay}, 401: {description: no token}, 403: {description: not yours}}
+    responses: {200: {description: the replay}, 404: {description: no such game}}
     """
     row = _game(request)
-    _may_see(request, loads(row["seats"]))
-    if not row["replay"] or not Path(row["replay"]).is_file():
+    full = Path(row["replay"]) if row["replay"] else None
+    if full is None or not full.is_file():
         raise ApiError(404, f"game {row['id']} has no replay")
-    return FileResponse(row["replay"], media_type="application/x-ndjson", filename=f"game-{row['id']}.jsonl")
+    name = f"game-{row['id']}.jsonl"
+    if api_viewer(request).organiser:
+        return FileResponse(full, media_type="application/x-ndjson", filename=name)
+    public = public_path(full)
+    data = public.read_bytes() if public.is_file() else access.public_replay(full.read_bytes(), len(loads(row["seats"])))
+    return Response(data, media_type="application/x-ndjson", headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 def signature(request: Request) -> Response:
-    """The signed result record of a game (save it beside the replay as REPLAY.sig.json).
+    """The signed result record of a game's public record (save it beside the replay as REPLAY.sig.json).
     ---
     responses: {200: {description: the signature record}}
     """
     row = _game(request)
-    path = Path(str(row["replay"]) + SUFFIX)
+    path = Path(str(public_path(Path(str(row["replay"])))) + SUFFIX)
+    if not path.is_file():
+        path = Path(str(row["replay"]) + SUFFIX)  # a game stored before the public record was signed
     if not path.is_file():
         raise ApiError(404, f"game {row['id']} has no signature record")
     return JSONResponse(loads(path.read_bytes()))
-
-
-def _may_see(request: Request, seats: list[int]) -> None:
-    server = state(request)
-    from arena.server.http import bearer
-
-    if server.is_admin(bearer(request)):
-        return
-    if not _my_bots(request, seats):
-        raise ApiError(403, "only participants with a bot in this game may download its replay")
 
 
 async def submit(request: Request) -> Response:

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from arena.ladder import access
 from arena.ladder.accounts import Participant, participant_by_token
 
 NO_SANDBOX_WARNING = "this server runs bots WITHOUT the sandbox (--no-sandbox): only for bots its organiser trusts"
@@ -102,10 +103,14 @@ def participant(request: Request) -> Participant:
     return who
 
 
-def optional_participant(request: Request) -> Participant | None:
+def api_viewer(request: Request) -> access.Viewer:
+    """Who asks the API: the organiser (admin token), a participant (its token), or anonymous (none);
+    an unknown token is 401, not anonymous."""
     if "authorization" not in request.headers:
-        return None
-    return participant(request)
+        return access.ANONYMOUS
+    if state(request).is_admin(bearer(request)):
+        return access.ORGANISER
+    return access.Viewer(participant(request).id)
 
 
 def admin(request: Request) -> None:

@@ -22,10 +22,12 @@ from starlette.routing import Route
 
 from arena.errors import ArenaError
 from arena.jsonvalue import JSON, loads
+from arena.ladder import access
+from arena.ladder.queries import bot_owners
 from arena.server import pages_html
 from arena.server.api import bot_details, leaderboard_rows
 from arena.server.http import ApiError, path_id, state
-from arena.server.web_session import Viewer, html_page, security_headers, viewer
+from arena.server.web_session import Viewer, access_viewer, html_page, security_headers, viewer
 from arena.textsafe import NAME_CHARS, clean
 from arena.web.frames import Perspective, viewer_data
 from arena.web.replay_source import load_game_record
@@ -114,7 +116,7 @@ def bot(request: Request) -> Response:
     session = viewer(request)
     db = state(request).db
     bot_id = path_id(request)
-    details = bot_details(db, bot_id, 15, session.participant if session else None)
+    details = bot_details(db, bot_id, 15, access_viewer(session))
     logs = ([dict(r) for r in db.all("SELECT id, status, reason, report FROM submissions WHERE bot_id = ?", bot_id)]
             if details["owner_view"] else [])
     body = pages_html.bot_page(details, names(db), head_to_head(db, bot_id), logs)
@@ -123,8 +125,7 @@ def bot(request: Request) -> Response:
 
 async def game(request: Request) -> Response:
     """The replay in the report's viewer, every seat's view (the game is over), under the bots' ladder
-    names. A fault's detail and its bot's stderr only for the bot's owner (or the organiser): the
-    file itself, with the bots' commands and host paths, stays behind the API's owner-only download."""
+    names; each seat's stderr lines and fault details only where the access rule allows."""
     session = viewer(request)
     server = state(request)
     game_id = path_id(request)
@@ -136,45 +137,19 @@ async def game(request: Request) -> Response:
         record = await run_in_threadpool(load_game_record, row["replay"])
     except ArenaError as exc:
         raise ApiError(500, f"game {game_id}: its replay does not read: {clean(exc, 300)}") from None
-    mine = _mine(server.db, session, seats)
-    data = redacted(viewer_data(record, Perspective(None)), seats, names(server.db), mine)
+    who = access_viewer(session)
+    owners = bot_owners(server.db, seats)
+    private = access.private_seats([who.role(owners.get(b)) for b in seats])
+    data = named(viewer_data(record, Perspective(None), private.__contains__), seats, names(server.db))
     title = f"game {game_id}"
     nonce = secrets.token_urlsafe(16)
     text = viewer_page(data, title, "/", "← leaderboard", nonce)
     return HTMLResponse(text, headers=security_headers(nonce))
 
 
-def _mine(db: Any, session: Viewer | None, seats: list[int]) -> set[int]:
-    """The seats whose fault details this viewer may read."""
-    if session is None:
-        return set()
-    if session.admin:
-        return set(range(len(seats)))
-    assert session.participant is not None
-    owned = {int(r["id"]) for r in db.all("SELECT id FROM bots WHERE participant_id = ?", session.participant.id)}
-    return {s for s, b in enumerate(seats) if b in owned}
-
-
-def redacted(data: dict[str, JSON], seats: list[int], bot_names: dict[int, str], mine: set[int]) -> dict[str, JSON]:
-    """The viewer's data with ladder names, faults of other seats cut to their kind and step, and only
-    `mine`'s stderr lines beside each step."""
-    players = [bot_names.get(b, f"bot {b}") for b in seats]
-    steps: list[JSON] = []
-    raw_steps = data.get("steps")
-    for step in raw_steps if isinstance(raw_steps, list) else []:
-        if isinstance(step, dict) and isinstance(step.get("logs"), list):
-            logs = [log for log in step["logs"] if isinstance(log, dict) and log.get("seat") in mine]
-            step = {k: v for k, v in step.items() if k != "logs"}
-            if logs:
-                step["logs"] = list(logs)
-        steps.append(step)
-    faults: list[JSON] = []
-    raw = data.get("faults")
-    for fault in raw if isinstance(raw, list) else []:
-        if isinstance(fault, dict) and fault.get("seat") not in mine:
-            fault = {k: v for k, v in fault.items() if k in ("seat", "kind", "step")}
-        faults.append(fault)
-    return {**data, "players": list(players), "faults": faults, "steps": steps}
+def named(data: dict[str, JSON], seats: list[int], bot_names: dict[int, str]) -> dict[str, JSON]:
+    """The viewer's data with the seats under the bots' ladder names."""
+    return {**data, "players": [bot_names.get(b, f"bot {b}") for b in seats]}
 
 
 ROUTES = [Route(path, endpoint, include_in_schema=False)  # pages: not in the API's OpenAPI document

@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from arena.ladder import access
 from arena.ladder.accounts import Participant, participant_by_token
 from arena.server.http import ApiError, state
 from arena.web import page
@@ -37,6 +38,13 @@ class Viewer:
     @property
     def name(self) -> str:
         return "organiser" if self.admin else self.participant.name if self.participant else ""
+
+
+def access_viewer(session: Viewer | None) -> access.Viewer:
+    """The page's visitor as the access rule knows viewers."""
+    if session is None:
+        return access.ANONYMOUS
+    return access.ORGANISER if session.admin else access.Viewer(session.participant.id if session.participant else None)
 
 
 def viewer(request: Request) -> Viewer | None:

@@ -8,10 +8,11 @@ cards are not hidden by the page: they are never in it. The organiser's page hol
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from arena.errors import ReplayError
 from arena.jsonvalue import JSON
-from arena.core.faults import Fault
+from arena.core.faults import STDERR_TAIL_LINES, Fault
 from arena.replay import Decision
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.web.replay_source import GameRecord, Step
@@ -44,17 +45,21 @@ def round_label(game: str, view: dict[str, JSON]) -> str:
     return f"round {view.get('round', '?')}"
 
 
-def _fault_json(fault: Fault, perspective: Perspective) -> dict[str, JSON]:
-    """Another seat's fault shows its kind only: its detail and stderr could hold that bot's hand."""
+def _fault_json(fault: Fault, private: Callable[[int], bool]) -> dict[str, JSON]:
+    """A fault not `private` to this page shows its kind only: its detail and stderr could hold that bot's hand."""
     out: dict[str, JSON] = {"seat": fault.seat, "kind": fault.kind.value, "step": fault.step}
-    if perspective.shows(fault.seat):
+    if private(fault.seat):
         out["detail"] = clean(fault.detail)
-        out["stderr_tail"] = [clean(line, LINE_CHARS) for line in fault.stderr_tail[-20:]]
+        out["stderr_tail"] = [clean(line, LINE_CHARS) for line in fault.stderr_tail[-STDERR_TAIL_LINES:]]
     return out
 
 
-def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]:
-    """Everything the viewer page embeds: frames 0..N (N = steps) and what happened between them."""
+def viewer_data(record: GameRecord, perspective: Perspective, private: Callable[[int], bool] | None = None) -> dict[str, JSON]:
+    """Everything the viewer page embeds: frames 0..N (N = steps) and what happened between them.
+
+    `private(seat)` says whose stderr lines and fault details the page holds: by default the shown
+    seats' (a local page for seat k is that seat's own); the ladder passes its access rule."""
+    private = perspective.shows if private is None else private
     n = len(record.players)
     if perspective.seat is not None and not 0 <= perspective.seat < n:
         raise ReplayError(f"seat {perspective.seat} does not exist: this game has seats 0 to {n - 1}")
@@ -68,8 +73,8 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         }
         for step in record.steps
     ]
-    for log in record.replay.logs:  # a seat's stderr is its own: only on the organiser's page and its seat's
-        if perspective.shows(log.seat) and 0 <= log.step < len(steps):
+    for log in record.replay.logs:  # a seat's stderr is its own: only on the pages `private` allows
+        if private(log.seat) and 0 <= log.step < len(steps):
             lines = [clean(line, LINE_CHARS + 64) for line in log.lines]
             steps[log.step].setdefault("logs", []).append({"seat": log.seat, "lines": lines, "dropped": log.dropped})
     return {
@@ -85,7 +90,7 @@ def viewer_data(record: GameRecord, perspective: Perspective) -> dict[str, JSON]
         "views": {str(s): delta_encode(list(record.views[s])) for s in shown},
         "rounds": labels,
         "steps": steps,
-        "faults": [_fault_json(f, perspective) for f in record.faults],
+        "faults": [_fault_json(f, private) for f in record.faults],
         "result": {"points": list(record.points), "ranks": list(record.ranks), "game_ranks": list(record.game_ranks)},
     }
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from arena.jsonvalue import loads
 from arena.ladder.db import Database
-from arena.ladder.results import recompute
+from arena.ladder.results import PUBLIC_SUFFIX, public_path, recompute
 from arena.server.signing import check, read_public_key
 import pytest
 
@@ -48,9 +48,9 @@ def test_sigkill_mid_ladder_then_restart(tmp_path: Path) -> None:
     seqs = [r["seq"] for r in db.all("SELECT seq FROM games ORDER BY seq")]
     assert seqs == list(range(1, len(after) + 1))  # each game stored once, rated once
     assert db.one("SELECT COUNT(*) AS n FROM game_seats")["n"] == 2 * len(after)  # type: ignore[index]
-    for row in db.all("SELECT id, replay, sha256 FROM games"):
-        assert hashlib.sha256(Path(row["replay"]).read_bytes()).hexdigest() == row["sha256"]
-    replays = {p.name for p in (server.data / "replays").glob("*.jsonl")}
+    for row in db.all("SELECT id, replay, sha256 FROM games"):  # the signed file: the game's public record
+        assert hashlib.sha256(public_path(Path(row["replay"])).read_bytes()).hexdigest() == row["sha256"]
+    replays = {p.name for p in (server.data / "replays").glob("*.jsonl") if not p.name.endswith(PUBLIC_SUFFIX)}
     assert len(replays) == len(after)  # the games cut short left no replay behind
     # Ratings kept incrementally equal a recomputation of every stored game in order.
     fresh = recompute(db)
@@ -59,7 +59,7 @@ def test_sigkill_mid_ladder_then_restart(tmp_path: Path) -> None:
         assert abs(mu - bot["mu"]) < 1e-9 and abs(sigma - bot["sigma"]) < 1e-9 and games == bot["games"]
     last = db.one("SELECT replay FROM games ORDER BY id DESC LIMIT 1")
     assert last is not None
-    signed = check(last["replay"], read_public_key(key))
+    signed = check(public_path(Path(last["replay"])), read_public_key(key))
     assert signed.server == "srvtest"
     print(f"games before the kill {len(before)}, cut short {cut_short}, after {len(after)}; "
           f"results {loads(db.one('SELECT result FROM games LIMIT 1')['result'])['ranks']}")  # type: ignore[index]

@@ -249,12 +249,13 @@ def test_only_the_owner_sees_its_bots_stderr_and_hostile_text_runs_no_script(bro
     anonymous.goto(ladder.server.url + "/")  # the hostile version is on the leaderboard, as text
     assert "<img src=x onerror=alert(1)>" in anonymous.inner_text("#leaderboard")
 
-    # Nor from the API: with bob's token, without one, nor the replay file.
+    # Nor from the API: with bob's token, without one, nor in the replay file they download.
     api = ladder.server
     for token in (ladder.tokens["bob"], None):
         body = api.get(f"/api/v1/bots/{ladder.hostile_bot}", token).text + api.get(f"/api/v1/games/{ladder.hostile_game}", token).text
         assert MARKER not in body
-        assert api.get(f"/api/v1/games/{ladder.hostile_game}/replay", token).status_code in (401, 403)
+        download = api.get(f"/api/v1/games/{ladder.hostile_game}/replay", token)  # the public record
+        assert download.status_code == 200 and MARKER not in download.text
     assert MARKER in api.get(f"/api/v1/bots/{ladder.hostile_bot}", ladder.tokens["mallory"]).text  # the control
     # The page's cookie does not open the API: only a bearer token does.
     cookies = {"arena_session": ladder.tokens["mallory"]}

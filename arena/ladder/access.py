@@ -1,0 +1,159 @@
+"""Who may see what of the ladder: the one rule every page, API answer and download follows.
+
+A viewer has one role towards each bot (and so towards each seat of a game): the organiser (the admin
+token), the bot's owner (the participant who submitted it), another participant (signed in or with a
+token: an opponent in the game or not), or an anonymous visitor. `RULE` says, per kind of information,
+which roles see it; everything below applies that table and nothing else decides.
+
+The policy for finished games: a game is public once it is over (bots by seat, the result, every
+seat's moves and views step by step, the deal's seed, each fault's kind and step, the signature); a
+game in flight is not shown at all. A bot's own words are its owner's: its stderr (log lines beside
+each step, a fault's stderr tail, its check reports), its faults' details (an illegal action's text
+can carry its hand) and its command and files. The server's own paths (upload folders, replay files)
+are the organiser's alone. The replay download is the public record (`public_replay`), the same bytes
+for every viewer and the bytes the server signs; the organiser gets the file as played.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from arena.jsonvalue import JSON
+from arena.replay.encoding import decode_line, encode_line
+
+
+class Role(enum.Enum):
+    ANONYMOUS = "anonymous"
+    PARTICIPANT = "participant"  # another participant: an opponent in the game, or not in it
+    OWNER = "owner"
+    ORGANISER = "organiser"
+
+
+class Item(enum.Enum):
+    GAME = "a finished game's public record"
+    FAULT_DETAIL = "a fault's detail"
+    STDERR = "a bot's stderr: log lines, stderr tails, check reports"
+    COMMAND = "a bot's command and files"
+    SUBMISSION = "a submission, its verdict and its report"
+    HOST_PATH = "the server's own paths"
+
+
+_EVERYONE = frozenset(Role)
+_OWNER = frozenset({Role.OWNER, Role.ORGANISER})
+
+RULE: Mapping[Item, frozenset[Role]] = {
+    Item.GAME: _EVERYONE,
+    Item.FAULT_DETAIL: _OWNER,
+    Item.STDERR: _OWNER,
+    Item.COMMAND: _OWNER,
+    Item.SUBMISSION: _OWNER,
+    Item.HOST_PATH: frozenset({Role.ORGANISER}),
+}
+
+
+def may_see(role: Role, item: Item) -> bool:
+    """The rule: does `role` see `item`?"""
+    return role in RULE[item]
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is asking: a participant's id, the organiser, or neither (anonymous)."""
+
+    participant: int | None = None
+    organiser: bool = False
+
+    def role(self, owner: int | None) -> Role:
+        """This viewer's role towards something `owner` (a participant id) owns."""
+        if self.organiser:
+            return Role.ORGANISER
+        if self.participant is None:
+            return Role.ANONYMOUS
+        return Role.OWNER if owner is not None and owner == self.participant else Role.PARTICIPANT
+
+
+ANONYMOUS = Viewer()
+ORGANISER = Viewer(organiser=True)
+
+
+def fault(record: Mapping[str, JSON], role: Role) -> dict[str, JSON]:
+    """One fault as `role` sees it: its seat, kind and step always; detail and stderr tail by the rule."""
+    out = {k: v for k, v in record.items() if k not in ("detail", "stderr_tail")}
+    if may_see(role, Item.FAULT_DETAIL) and "detail" in record:
+        out["detail"] = record["detail"]
+    if may_see(role, Item.STDERR) and "stderr_tail" in record:
+        out["stderr_tail"] = record["stderr_tail"]
+    return out
+
+
+def private_seats(roles: Sequence[Role]) -> frozenset[int]:
+    """The seats whose stderr and fault details a viewer with `roles` (one per seat) may read."""
+    return frozenset(s for s, r in enumerate(roles) if may_see(r, Item.STDERR) and may_see(r, Item.FAULT_DETAIL))
+
+
+def command(argv: Sequence[str], folder: str, role: Role) -> list[str] | None:
+    """A bot's command as `role` sees it: None without the right; the bot's folder written as `.`
+    unless the role may see the server's paths."""
+    if not may_see(role, Item.COMMAND):
+        return None
+    if may_see(role, Item.HOST_PATH) or not folder:
+        return list(argv)
+    root = folder.rstrip("/")
+    return [("." + a[len(root):]) if a == root or a.startswith(root + "/") else a for a in argv]
+
+
+def replay_for(data: bytes, roles: Sequence[Role]) -> bytes:
+    """A replay file (JSON lines) with what `roles` (one per seat) may not see taken out: other seats'
+    log records, fault details and stderr tails, and the commands and working folders of the header
+    (the server's paths). Every record the game's re-simulation needs stays, so `arena verify` still
+    checks the game; each line is written in the replay's own canonical encoding."""
+    out: list[bytes] = []
+    for raw in data.splitlines():
+        if not raw.strip():
+            continue
+        record = decode_line(raw)
+        if not isinstance(record, dict):
+            out.append(raw + b"\n")
+            continue
+        kind = record.get("type")
+        seat = record.get("seat")
+        role = roles[seat] if isinstance(seat, int) and 0 <= seat < len(roles) else Role.ANONYMOUS
+        if kind == "log" and not may_see(role, Item.STDERR):
+            continue
+        if kind == "fault":
+            record = _kept_fault(record, roles)
+        elif kind == "result" and isinstance(record.get("faults"), list):
+            record = {**record, "faults": [_kept_fault(f, roles) for f in record["faults"]]}
+        elif kind == "header" and isinstance(record.get("seats"), list):
+            record = {**record, "seats": [_seat(s, roles) for s in record["seats"]]}
+        out.append(encode_line(record))
+    return b"".join(out)
+
+
+def public_replay(data: bytes, seats: int) -> bytes:
+    """The public record of a finished game: `replay_for` as an anonymous visitor sees every seat."""
+    return replay_for(data, [Role.ANONYMOUS] * seats)
+
+
+def _kept_fault(item: JSON, roles: Sequence[Role]) -> dict[str, JSON]:
+    """A fault record with what its seat's role may not see emptied (the record keeps its shape)."""
+    if not isinstance(item, dict):
+        return {}
+    seat = item.get("seat")
+    role = roles[seat] if isinstance(seat, int) and 0 <= seat < len(roles) else Role.ANONYMOUS
+    out = fault(item, role)
+    out.setdefault("detail", "")
+    out.setdefault("stderr_tail", [])
+    return {k: out[k] for k in item}  # the record's own key order
+
+
+def _seat(item: JSON, roles: Sequence[Role]) -> JSON:
+    if not isinstance(item, dict):
+        return item
+    seat = item.get("seat")
+    role = roles[seat] if isinstance(seat, int) and 0 <= seat < len(roles) else Role.ANONYMOUS
+    if may_see(role, Item.HOST_PATH):
+        return item
+    return {**item, "command": [], "cwd": None}
