@@ -100,6 +100,10 @@ class SubmissionRefused(ArenaError):
     """An uploaded bot archive the server will not take; the message says what to change in it."""
 
 
+class StorageFull(ServerError):
+    """The server cannot write (its disk is full): the request is not stored; it may be tried again later."""
+
+
 class SignatureError(ArenaError):
     """A replay's signature that is missing, malformed or not made by the given key."""
 

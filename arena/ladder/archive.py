@@ -50,6 +50,12 @@ class ArchiveLimits:
     max_path_bytes: int = 1024  # one member's whole path
     unpack_memory_mb: int = 512  # the unpacking child's address space (RLIMIT_AS)
     unpack_cpu_s: int = 20  # and its CPU time (RLIMIT_CPU)
+    min_free_mb: int = 256  # uploads are refused when the data folder's disk would fall under this
+    participant_quota_mb: int = 200  # one participant's unpacked uploads, every version kept
+
+    def most_unpacked(self, archive_bytes: int) -> int:
+        """The most an archive of this size may unpack to."""
+        return min(self.max_total_bytes, int(self.max_ratio * max(archive_bytes, 1)))
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,7 @@ class _Writer:
     def __init__(self, root: Path, limits: ArchiveLimits, archive_bytes: int) -> None:
         self.root = root
         self.limits = limits
-        self.budget = min(limits.max_total_bytes, int(limits.max_ratio * max(archive_bytes, 1)))
+        self.budget = limits.most_unpacked(archive_bytes)
         self.written = 0
         self.count = 0
         self.made: set[tuple[str, ...]] = set()  # folders made so far (each counted once)

@@ -10,12 +10,15 @@ two leaves a folder no row names, removed at the next start.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
+import sqlite3
 import secrets
 from pathlib import Path
+from typing import Iterator
 
 from arena.tournament.config.cluster import ClusterSpec
-from arena.errors import ServerError, StoreInUse, SubmissionRefused
+from arena.errors import ServerError, StorageFull, StoreInUse, SubmissionRefused
 from arena.jsonvalue import dumps
 from arena.results.lock import StoreLock, lock_path
 from arena.ladder.accounts import activate_bot, create_participant, participant_by_name
@@ -26,7 +29,7 @@ from arena.ladder.db import Database, now
 from arena.server.http import NO_SANDBOX_WARNING, Cache, RateLimit
 from arena.ladder.ladder import Ladder
 from arena.server.signing import load_or_create_key, public_pem
-from arena.ladder.storage import remove_tree
+from arena.ladder.storage import check_room, remove_tree
 from arena.ladder.supervisor import Supervisor
 from arena.ladder.unpacker import unpack_isolated
 
@@ -95,18 +98,21 @@ class Server:
         owner = self.config.uploads / str(participant)
         owner.mkdir(exist_ok=True, mode=0o700)
         folder = owner / f"{int(now() * 1000):013d}-{secrets.token_hex(4)}"
+        limits = self.config.archive
         try:
-            unpack_isolated(data, folder, self.config.archive)
+            check_room(self.config.data, owner, limits.most_unpacked(len(data)), limits.min_free_mb, limits.participant_quota_mb)
+            unpack_isolated(data, folder, limits)
             manifest = read_manifest(folder, self.config.runtimes)
         except SubmissionRefused as exc:
             remove_tree(folder)
-            with self.db.write() as conn:
-                cur = conn.execute("INSERT INTO submissions(participant_id, created, status, reason, finished) "
-                                   "VALUES(?, ?, 'refused', ?, ?)", (participant, now(), str(exc), now()))
+            with _stored():
+                with self.db.write() as conn:
+                    cur = conn.execute("INSERT INTO submissions(participant_id, created, status, reason, finished) "
+                                       "VALUES(?, ?, 'refused', ?, ?)", (participant, now(), str(exc), now()))
             return int(cur.lastrowid or 0), str(exc)
         meta = {"name": manifest.name, "version": manifest.version, "command": list(manifest.command)}
         try:
-            with self.db.write() as conn:
+            with _stored(), self.db.write() as conn:
                 cur = conn.execute("INSERT INTO submissions(participant_id, created, status, folder, manifest) "
                                    "VALUES(?, ?, 'received', ?, ?)", (participant, now(), str(folder), dumps(meta).decode()))
         except BaseException:
@@ -114,6 +120,16 @@ class Server:
             raise
         self.checker.wake.set()
         return int(cur.lastrowid or 0), None
+
+
+@contextlib.contextmanager
+def _stored() -> Iterator[None]:
+    """A write the disk refuses is a StorageFull naming it, never an internal error."""
+    try:
+        yield
+    except (sqlite3.OperationalError, OSError) as exc:
+        raise StorageFull(f"the server cannot store the upload now ({exc}); nothing was kept: try again later, "
+                          "and tell the organiser") from None
 
 
 def lock_data(config: ServerConfig) -> StoreLock:

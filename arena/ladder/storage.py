@@ -1,5 +1,5 @@
 """The server's disk: removing upload trees without recursion, the free-space floor and the
-per-participant quota an upload must fit under.
+per-participant quota an upload must fit under (`check_room`, before anything is unpacked).
 
 A tree is removed by a loop over an explicit stack of open folder descriptors (`dir_fd`), never by
 recursion and never by full paths: a folder 6,000 levels deep (a path far over PATH_MAX) goes like a
@@ -9,8 +9,13 @@ flat one, where `shutil.rmtree` and `os.walk` stop with `RecursionError` or `ENA
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from pathlib import Path
+
+from arena.errors import SubmissionRefused
+
+MB = 1024 * 1024
 
 
 def remove_tree(path: Path) -> None:
@@ -49,3 +54,33 @@ def _next_subfolder(fd: int) -> str | None:
                 return entry.name
             os.unlink(entry.name, dir_fd=fd)
     return None
+
+
+def tree_bytes(path: Path) -> int:
+    """The bytes of every file under `path` (links not followed), walked with a stack, not recursion."""
+    total, stack = 0, [str(path)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    else:
+                        total += entry.stat(follow_symlinks=False).st_size
+        except FileNotFoundError:
+            continue
+    return total
+
+
+def check_room(data: Path, owner: Path, most: int, min_free_mb: int, quota_mb: int) -> None:
+    """Refuse an upload that could unpack to `most` bytes when the disk would fall under its floor, or
+    the participant's folder over its quota."""
+    free = shutil.disk_usage(data).free
+    if free - most < min_free_mb * MB:
+        raise SubmissionRefused(f"the server is short of disk space ({free // MB} MB free, and it keeps {min_free_mb} MB "
+                                "free); nothing was stored: try again later, and tell the organiser")
+    used = tree_bytes(owner)
+    if used + most > quota_mb * MB:
+        raise SubmissionRefused(f"your uploads take {used / MB:.1f} MB of your {quota_mb} MB on this server and this "
+                                f"archive may unpack to {most / MB:.1f} MB more; nothing was stored (ask the organiser "
+                                "to raise `uploads.participant_quota_mb`)")

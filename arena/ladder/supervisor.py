@@ -2,7 +2,7 @@
 
 Each part is a loop in its own thread that calls `beat()` as it goes. A part whose thread ends while
 the server is not stopping (an exception escaped its loop, or the thread was killed) is logged with its
-error and started again, after a pause that doubles with each restart in a row (1 s up to 60 s; a part
+error and started again, after a pause that doubles with each restart in a row (1 s up to 30 s; a part
 that then runs a minute without dying starts over at 1 s). `health()` reports each part: alive, its
 last heartbeat's age, restarts and last error; a part whose heartbeat is older than its `stale_s` is
 stale, and `/api/v1/admin/health` answers 503 while any part is stale or dead.
@@ -21,7 +21,7 @@ from arena.textsafe import clean
 
 WATCH_S = 0.5
 FIRST_BACKOFF_S = 1.0
-MAX_BACKOFF_S = 60.0
+MAX_BACKOFF_S = 30.0
 HEALTHY_RUN_S = 60.0
 
 

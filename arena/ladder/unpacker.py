@@ -85,6 +85,9 @@ def _child(argv: list[str]) -> int:
         answer: dict[str, object] = {"ok": True}
     except SubmissionRefused as exc:
         answer = {"refused": str(exc)}
+    except OSError as exc:  # ENOSPC, EDQUOT: the server's disk, not the archive
+        answer = {"refused": f"the server could not store the unpacked archive ({exc.strerror or exc}); nothing was kept: "
+                             "try again later, and tell the organiser"}
     answer["peak_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     sys.stdout.write(json.dumps(answer) + "\n")
     return 0

@@ -21,7 +21,7 @@ from arena.ladder import access
 from arena.ladder.access import Item, Role
 from arena.ladder.queries import bot_owners
 from arena.ladder.results import public_path
-from arena.server.http import ApiError, answer, api_viewer, cached, int_param, participant, path_id, state
+from arena.server.http import ApiError, answer, api_viewer, cached, int_param, participant, path_id, state, take_upload
 from arena.server.signing import SUFFIX
 
 
@@ -233,7 +233,8 @@ async def submit(request: Request) -> Response:
     202 when it goes to the check (follow /api/v1/submissions/ID), 422 with the reason when refused.
     ---
     requestBody: {content: {application/octet-stream: {schema: {type: string, format: binary}}}}
-    responses: {202: {description: accepted for checking}, 422: {description: refused}, 429: {description: too many}}
+    responses: {202: {description: accepted for checking}, 422: {description: refused}, 429: {description: too many},
+                507: {description: the server's disk is full; nothing stored, try again later}}
     """
     server = state(request)
     who = await run_in_threadpool(participant, request)
@@ -246,7 +247,7 @@ async def submit(request: Request) -> Response:
     data = await request.body()
     if not data:
         raise ApiError(400, "an empty upload: send the archive's bytes as the request body")
-    sub, refused = await run_in_threadpool(server.submit, who.id, data)
+    sub, refused = await take_upload(server, who.id, data)
     if refused is not None:
         return answer(request, {"submission": sub, "status": "refused", "error": refused}, 422)
     return answer(request, {"submission": sub, "status": "received", "follow": f"/api/v1/submissions/{sub}"}, 202)

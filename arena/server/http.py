@@ -216,3 +216,16 @@ class WarningHeader:
             await send(message)
 
         await self.app(scope, receive, with_warning if self.warning and scope["type"] == "http" else send)
+
+
+async def take_upload(server: Any, participant: int, data: bytes) -> tuple[int, str | None]:
+    """`Server.submit` off the event loop; a full disk is 507 with Retry-After, never an internal error."""
+    from starlette.concurrency import run_in_threadpool
+
+    from arena.errors import StorageFull
+
+    try:
+        result: tuple[int, str | None] = await run_in_threadpool(server.submit, participant, data)
+    except StorageFull as exc:
+        raise ApiError(507, str(exc), {"Retry-After": "60"}) from None
+    return result

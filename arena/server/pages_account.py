@@ -18,7 +18,7 @@ from starlette.routing import Route
 from arena.errors import ServerError
 from arena.ladder.accounts import create_participant, participant_by_token, set_bot_status
 from arena.server.api_admin import health_report
-from arena.server.http import ApiError, path_id, state
+from arena.server.http import ApiError, path_id, state, take_upload
 from arena.server.pages_html import esc, nav
 from arena.server.web_session import COOKIE, Viewer, check_write, csrf_token, form, html_page, viewer
 
@@ -97,7 +97,7 @@ async def upload(request: Request) -> Response:
     data = await request.body()
     if not data:
         raise ApiError(400, "choose an archive first")
-    sub, refused = await run_in_threadpool(server.submit, session.participant.id, data)
+    sub, refused = await take_upload(server, session.participant.id, data)
     return JSONResponse({"submission": sub, "status": "refused" if refused else "received", "reason": refused or ""},
                         422 if refused else 202)
 

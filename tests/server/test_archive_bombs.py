@@ -19,7 +19,7 @@ import pytest
 
 from arena.errors import SubmissionRefused
 from arena.ladder.archive import ArchiveLimits, unpack
-from arena.ladder.storage import remove_tree
+from arena.ladder.storage import check_room, remove_tree
 from arena.ladder.unpacker import unpack_isolated
 from tests.server.bots import manifest, zip_bytes
 
@@ -158,3 +158,15 @@ def test_trees_too_deep_for_recursion_are_removed(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     remove_tree(tmp_path / "file")
     assert not (tmp_path / "file").exists()
+
+
+def test_a_participants_quota_and_the_free_space_floor_refuse_before_unpacking(tmp_path: Path) -> None:
+    owner = tmp_path / "uploads" / "7"
+    (owner / "v1").mkdir(parents=True)
+    (owner / "v1" / "big").write_bytes(b"x" * 3 * 1024 * 1024)
+    check_room(tmp_path, owner, 1024 * 1024, min_free_mb=0, quota_mb=10)  # control: room left
+    with pytest.raises(SubmissionRefused, match="your uploads take 3.0 MB of your 4 MB"):
+        check_room(tmp_path, owner, 2 * 1024 * 1024, min_free_mb=0, quota_mb=4)
+    free_mb = shutil.disk_usage(tmp_path).free // (1024 * 1024)
+    with pytest.raises(SubmissionRefused, match="short of disk space"):
+        check_room(tmp_path, owner, 1024 * 1024, min_free_mb=free_mb + 10, quota_mb=10)
