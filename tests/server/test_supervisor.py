@@ -173,7 +173,9 @@ def test_a_stale_part_makes_health_503_and_the_admin_page_shows_it(server: Serve
             body = http.get("/api/v1/admin/health", headers=auth).json()
             assert body["healthy"] is False
             assert [p for p in body["parts"] if p["name"] == "checker"][0]["stale"] is True
-            http.post("/signin", data={"token": ADMIN}, headers={"Origin": "http://testserver"})
+            form_token = http.get("/signin").text.split('name="csrf" value="')[1:2]
+            http.post("/signin", data={"token": ADMIN, **({"csrf": form_token[0].split('"')[0]} if form_token else {})},
+                      headers={"Origin": "http://testserver"})
             page = http.get("/admin").text
             assert 'id="parts"' in page and "checker" in page and "(stale)" in page
     finally:
