@@ -49,8 +49,8 @@ class Ladder:
         self.bots = [activate_bot(db, who.id, None, f"marked{s}", "1", ("python3", f"{folders[s]}/marked.py", str(s)), folders[s])
                      for s, who in enumerate((alice, bob))]
         with db.write() as conn:  # alice's check report holds her bot's stderr
-            cur = conn.execute("INSERT INTO submissions(participant_id, created, status, reason, report, bot_id) "
-                               "VALUES(?, 0, 'passed', 'ok', ?, ?)", (alice.id, f"check-bot: {S0} at the check", self.bots[0]))
+            cur = conn.execute("INSERT INTO submissions(participant_id, created, status, reason, report, bot_id, folder) "
+                               "VALUES(?, 0, 'passed', 'ok', ?, ?, ?)", (alice.id, f"{folders[0]}/marked.py: {S0}", self.bots[0], folders[0]))
             self.submission = int(cur.lastrowid or 0)
         replay = load_replay(GOLDEN)
         self.game = results.reserve(db, tuple(self.bots), replay.header.seed)
@@ -118,7 +118,7 @@ def expected(ladder: Ladder) -> dict[tuple[str, str], set[str]]:
             table[(role, f"/bots/{b}")] |= set(((S0, D0), (S1, D1))[s])
     for path in (f"/api/v1/submissions/{sub}", f"/submissions/{sub}.json"):
         table[("owner", path)] = {S0}  # the check report: its participant's own
-    table[("organiser", f"/bots/{b0}")] |= {S0}  # ... and the organiser's, on the bot's page
+    table[("organiser", f"/bots/{b0}")] |= {S0, HOST}  # ... and the organiser's, on the bot's page, paths and all
     table[("owner", f"/bots/{b0}")] |= {S0}
     table[("organiser", f"/api/v1/bots/{b0}")] |= {HOST}  # the command as run: the server's paths
     table[("organiser", f"/api/v1/bots/{b1}")] |= {HOST}
