@@ -189,14 +189,15 @@ def _seats(request: Request, seats: list[int]) -> tuple[dict[int, Role], dict[in
 
 
 def game(request: Request) -> Response:
-    """One finished game: bots by seat, result, faults (stderr tails only for their owners), SHA-256, signature.
+    """One finished game: bots by seat, result, faults (as the access rule shows them), SHA-256, signature;
+    `deal` is shared by the games played on one deal (its seat rotations); the seed played is in the replay.
     ---
     responses: {200: {description: the game}, 404: {description: no such game}}
     """
     row = _game(request)
     seats = loads(row["seats"])
     roles, folders = _seats(request, seats)
-    return answer(request, {"id": row["id"], "bots": seats, "seed": row["seed"], "result": loads(row["result"]),
+    return answer(request, {"id": row["id"], "bots": seats, "deal": row["seed"], "result": loads(row["result"]),
                             "faults": _faults(row["faults"], seats, roles, folders), "finished": row["finished"],
                             "sha256": row["sha256"], "signature": row["signature"]})
 

@@ -16,9 +16,10 @@ ADMIN = "inprocess-test-admin-token-0123456789"
 ORIGIN = "http://testserver"
 
 
-def make_server(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Server:
+def make_server(tmp: Path, monkeypatch: pytest.MonkeyPatch, **extra: object) -> Server:
+    """`extra`: more of the config's keys (e.g. `ladder={"seed": 5}`)."""
     monkeypatch.setenv("ARENA_ADMIN_TOKEN", ADMIN)
-    config = parse({"name": "inprocess", "game": "kododo", "players": 2, "data": str(tmp / "data")}, tmp / "ladder.yaml")
+    config = parse({"name": "inprocess", "game": "kododo", "players": 2, "data": str(tmp / "data"), **extra}, tmp / "ladder.yaml")
     return Server(config, sandbox=False)
 
 

@@ -60,3 +60,8 @@ def test_each_role_reads_only_its_share_of_a_real_ladder_game(server: ServerProc
     want[("organiser", f"/api/v1/bots/{bot}")] = {"marker", "path"}  # the command as run
     want[("organiser", f"/bots/{bot}")] = {"marker", "path"}  # the check's report as written
     assert seen == want, {k: (seen[k], want[k]) for k in want if seen[k] != want[k]}
+
+    # Every ladder game of the bot has its own game id (issue 36, item 3): read from the files as played.
+    games = [g["id"] for g in server.get(f"/api/v1/games?bot={bot}").json()["games"]]
+    ids = [server.get(f"/api/v1/games/{g}/replay", ADMIN).text.split('"game_id":"', 1)[1].split('"', 1)[0] for g in games]
+    assert len(games) >= 2 and len(set(ids)) == len(ids), ids
