@@ -94,14 +94,31 @@ def private_seats(roles: Sequence[Role]) -> frozenset[int]:
 
 
 def command(argv: Sequence[str], folder: str, role: Role) -> list[str] | None:
-    """A bot's command as `role` sees it: None without the right; the bot's folder written as `.`
-    unless the role may see the server's paths."""
+    """A bot's command as `role` sees it: None without the right, its folder's paths as `hide_paths` writes them."""
     if not may_see(role, Item.COMMAND):
         return None
-    if may_see(role, Item.HOST_PATH) or not folder:
-        return list(argv)
-    root = folder.rstrip("/")
-    return [("." + a[len(root):]) if a == root or a.startswith(root + "/") else a for a in argv]
+    return [str(hide_paths(a, [folder], role)) for a in argv]
+
+
+def hide_paths(value: JSON, folders: Sequence[str], role: Role) -> JSON:
+    """`value` with each of the server's `folders` written `.` in its texts (a bot's own folder is `.` to
+    its owner), unless `role` may see the server's paths."""
+    roots = sorted({f.rstrip("/") for f in folders if f.strip("/")}, key=len, reverse=True)
+    if may_see(role, Item.HOST_PATH) or not roots:
+        return value
+    return _hidden(value, roots)
+
+
+def _hidden(value: JSON, roots: list[str]) -> JSON:
+    if isinstance(value, str):
+        for root in roots:
+            value = value.replace(root, ".")
+        return value
+    if isinstance(value, list):
+        return [_hidden(v, roots) for v in value]
+    if isinstance(value, dict):
+        return {k: _hidden(v, roots) for k, v in value.items()}
+    return value
 
 
 def replay_for(data: bytes, roles: Sequence[Role]) -> bytes:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from arena.jsonvalue import loads
+from arena.rng import random_seed
 from arena.ladder.accounts import activate_bot
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database, now
@@ -81,7 +82,7 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
         others = [house[(g + i) % len(house)] for i in range(config.players - 1)]
         bots = others[:seat] + [shlex.join(command)] + others[seat:]
         opts = [x for k, v in config.options.items() for x in ("--option", f"{k}={_option(v)}")]
-        argv = ARENA + ["play", config.game, *[x for b in bots for x in ("--bot", b)], "--seed", str(1000 + g), "--json",
+        argv = ARENA + ["play", config.game, *[x for b in bots for x in ("--bot", b)], "--seed", str(check_seed(g)), "--json",
                         "--decision-ms", str(tc.decision_ms), "--startup-ms", str(tc.startup_ms), *opts, *box]
         code, out, err = _run(argv, folder, GAME_TIMEOUT_S, beat)
         report += f"\n$ arena play {config.game} (check game {g + 1}, your bot in seat {seat})\n"
@@ -103,6 +104,12 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
             return Verdict(False, f"check game {g + 1} against the house bots: fault {first.get('kind')}: "
                                   f"{clean(first.get('detail'), 300)}", clean(report, REPORT_CHARS, keep_newlines=True))
     return Verdict(True, "check-bot and the games against the house bots", clean(report, REPORT_CHARS, keep_newlines=True))
+
+
+def check_seed(game: int) -> int:
+    """A check game's seed: 63 random bits, so that no bot can recompute its deal or its ARENA_SEED
+    (a one-way hash of the seed) and so tell a check game from a ladder game (issue 36, item 14)."""
+    return random_seed()
 
 
 def _option(value: object) -> str:

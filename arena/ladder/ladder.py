@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import secrets
 import sys
 import threading
 from collections import deque
@@ -28,6 +29,7 @@ from arena.ladder.db import Database
 from arena.ladder.matchmaker import Candidate, next_tables
 from arena.server.signing import sign_replay
 from arena.ladder.supervisor import Part
+from arena.rng import new_secret
 from arena.textsafe import clean
 from arena.tournament.config.entrants import EntrantConfig
 from arena.tournament.config.tournament import LIMITS_KEYS, TournamentConfig, parse
@@ -82,11 +84,22 @@ def publish(key: Ed25519PrivateKey, server: str, game_id: int, played: Played, r
     return results.Finished(game_id, played, replay, sha, signature)
 
 
+def server_secret(db: Database) -> str:
+    """The server's own secret (made on first start, kept in the store, sent to the ladder's workers,
+    never to a bot): the key of every ladder game's id and deal, as a tournament's secret is of its games."""
+    secret = db.setting("secret")
+    if not secret:
+        secret = new_secret()
+        db.set_setting("secret", secret)
+    return secret
+
+
 class Ladder:
     def __init__(self, db: Database, config: ServerConfig, sandbox: bool, key: Ed25519PrivateKey,
                  cluster: ClusterSpec | None = None) -> None:
         self.db, self.config, self.sandbox, self.key, self.cluster = db, config, sandbox, key, cluster
-        self.rng = random.Random(config.ladder.seed or None)
+        self.rng = random.Random(config.ladder.seed or None)  # who meets whom; never the deal (see _fill)
+        self.secret = server_secret(db)  # keys every game's id and deal, as a tournament's secret does
         self.rater = FastRater(results.MODEL)
         self.stopping = threading.Event()
         self.wake = threading.Event()
@@ -161,7 +174,7 @@ class Ladder:
                 self.wake.clear()
 
     def _open(self, bots: list[Any]) -> None:
-        setup = PlayerSetup(tournament_config(self.config, bots, self.sandbox))
+        setup = PlayerSetup(tournament_config(self.config, bots, self.sandbox), secret=self.secret)
         executor: Executor
         if self.cluster is not None:
             from arena.tournament.run.dask_pool import DaskExecutor
@@ -201,10 +214,13 @@ class Ladder:
                                      self.rng)
                 if not tables:
                     return
+                deals: dict[int, int] = {}  # the matchmaker's deal -> a fresh one from `secrets`, shared by its rotations
                 for r, table in enumerate(tables):
-                    game_id = results.reserve(self.db, table.seats, table.seed)
-                    game = ScheduledGame(index=game_id, round=0, table=0, rotation=r,
-                                         seats=tuple(index[b] for b in table.seats), seed=table.seed)
+                    deal = deals.setdefault(table.seed, secrets.randbits(63))
+                    game_id = results.reserve(self.db, table.seats, deal)
+                    # round = the game's own id (never reused): its id, keyed with the secret, is one per game
+                    game = ScheduledGame(index=game_id, round=game_id, table=0, rotation=r,
+                                         seats=tuple(index[b] for b in table.seats), seed=deal)
                     self.queued.append(GameTask(game, key=str(game_id)))
                     for b in table.seats:
                         busy[b] = busy.get(b, 0) + 1

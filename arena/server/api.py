@@ -19,7 +19,7 @@ from starlette.routing import Route
 from arena.jsonvalue import loads
 from arena.ladder import access
 from arena.ladder.access import Item, Role
-from arena.ladder.queries import bot_owners
+from arena.ladder.queries import bot_refs
 from arena.ladder.results import public_path
 from arena.server.http import ApiError, answer, api_viewer, cached, int_param, participant, path_id, state, take_upload
 from arena.server.signing import SUFFIX
@@ -92,13 +92,15 @@ def leaderboard_rows(db: Any, every: bool = False) -> dict[str, Any]:
     return {"leaderboard": out}
 
 
-def _faults(raw: str | None, seats: list[int], roles: dict[int, Role]) -> list[dict[str, Any]]:
+def _faults(raw: str | None, seats: list[int], roles: dict[int, Role], folders: dict[int, str]) -> list[dict[str, Any]]:
     """A game's stored faults, each with its bot, as the viewer (its role towards each bot) may see them."""
     out = []
     for item in loads(raw) if raw else []:
         seat = int(item.get("seat", -1))
         bot = seats[seat] if 0 <= seat < len(seats) else None
-        out.append({**access.fault(item, roles.get(bot, Role.ANONYMOUS) if bot is not None else Role.ANONYMOUS), "bot": bot})
+        role = roles.get(bot, Role.ANONYMOUS) if bot is not None else Role.ANONYMOUS
+        shown = access.hide_paths(access.fault(item, role), list(folders.values()), role)
+        out.append({**(shown if isinstance(shown, dict) else {}), "bot": bot})
     return out
 
 
@@ -135,7 +137,8 @@ def bot_details(db: Any, bot: int, limit: int, viewer: access.Viewer) -> dict[st
         recent.append({"game": g["id"], "seat": g["seat"], "rank": g["rank"], "points": g["points"], "faults": g["nf"],
                        "bots": seats, "finished": g["finished"]})
         if g["nf"]:
-            faults += [{**f, "game": g["id"]} for f in _faults(g["faults"], seats, {bot: role}) if f["bot"] == bot]
+            faults += [{**f, "game": g["id"]} for f in _faults(g["faults"], seats, {bot: role}, {bot: str(row["folder"])})
+                   if f["bot"] == bot]
     body = {**_bot(row), "versions": [dict(v) for v in versions], "recent_games": recent, "faults": faults,
             "rating_history": [{"game": h["game_id"], "mu": h["mu"], "sigma": h["sigma"]} for h in reversed(history)],
             "owner_view": access.may_see(role, Item.STDERR)}
@@ -177,22 +180,25 @@ def _game(request: Request) -> Any:
     return row
 
 
-def _roles(request: Request, seats: list[int]) -> dict[int, Role]:
-    """The viewer's role towards each bot of a game."""
+def _seats(request: Request, seats: list[int]) -> tuple[dict[int, Role], dict[int, str]]:
+    """The viewer's role towards each bot of a game, and each bot's folder."""
     viewer = api_viewer(request)
-    owners = bot_owners(state(request).db, seats)
-    return {b: viewer.role(owners.get(b)) for b in seats}
+    refs = bot_refs(state(request).db, seats)
+    return ({b: viewer.role(refs[b].owner if b in refs else None) for b in seats},
+            {b: ref.folder for b, ref in refs.items()})
 
 
 def game(request: Request) -> Response:
-    """One finished game: bots by seat, result, faults (stderr tails only for their owners), SHA-256, signature.
+    """One finished game: bots by seat, result, faults (as the access rule shows them), SHA-256, signature;
+    `deal` is shared by the games played on one deal (its seat rotations); the seed played is in the replay.
     ---
     responses: {200: {description: the game}, 404: {description: no such game}}
     """
     row = _game(request)
     seats = loads(row["seats"])
-    return answer(request, {"id": row["id"], "bots": seats, "seed": row["seed"], "result": loads(row["result"]),
-                            "faults": _faults(row["faults"], seats, _roles(request, seats)), "finished": row["finished"],
+    roles, folders = _seats(request, seats)
+    return answer(request, {"id": row["id"], "bots": seats, "deal": row["seed"], "result": loads(row["result"]),
+                            "faults": _faults(row["faults"], seats, roles, folders), "finished": row["finished"],
                             "sha256": row["sha256"], "signature": row["signature"]})
 
 
@@ -265,7 +271,8 @@ def submission(request: Request) -> Response:
         raise ApiError(404, f"no submission {sub}")
     if int(row["participant_id"]) != who.id:
         raise ApiError(403, "this submission is another participant's")
-    return answer(request, {"submission": sub, "status": row["status"], "reason": row["reason"], "report": row["report"],
+    report = access.hide_paths(row["report"], [row["folder"]], Role.OWNER)
+    return answer(request, {"submission": sub, "status": row["status"], "reason": row["reason"], "report": report,
                             "bot": row["bot_id"], "created": row["created"], "finished": row["finished"]})
 
 

@@ -23,7 +23,7 @@ from starlette.routing import Route
 from arena.errors import ArenaError
 from arena.jsonvalue import JSON, loads
 from arena.ladder import access
-from arena.ladder.queries import bot_owners
+from arena.ladder.queries import bot_refs
 from arena.server import pages_html
 from arena.server.api import bot_details, leaderboard_rows
 from arena.server.http import ApiError, path_id, state
@@ -116,8 +116,11 @@ def bot(request: Request) -> Response:
     session = viewer(request)
     db = state(request).db
     bot_id = path_id(request)
-    details = bot_details(db, bot_id, 15, access_viewer(session))
-    logs = ([dict(r) for r in db.all("SELECT id, status, reason, report FROM submissions WHERE bot_id = ?", bot_id)]
+    who = access_viewer(session)
+    details = bot_details(db, bot_id, 15, who)
+    role = who.role(bot_refs(db, [bot_id])[bot_id].owner)
+    logs = ([{**dict(r), "report": access.hide_paths(r["report"], [r["folder"]], role)}
+             for r in db.all("SELECT id, status, reason, report, folder FROM submissions WHERE bot_id = ?", bot_id)]
             if details["owner_view"] else [])
     body = pages_html.bot_page(details, names(db), head_to_head(db, bot_id), logs)
     return html_page(f"{pages_html.bot_label(details)}", _nav(request, session, "") + f"<main>{body}</main>")
@@ -138,9 +141,12 @@ async def game(request: Request) -> Response:
     except ArenaError as exc:
         raise ApiError(500, f"game {game_id}: its replay does not read: {clean(exc, 300)}") from None
     who = access_viewer(session)
-    owners = bot_owners(server.db, seats)
-    private = access.private_seats([who.role(owners.get(b)) for b in seats])
+    refs = bot_refs(server.db, seats)
+    roles = [who.role(refs[b].owner if b in refs else None) for b in seats]
+    private = access.private_seats(roles)
     data = named(viewer_data(record, Perspective(None), private.__contains__), seats, names(server.db))
+    folders = [refs[b].folder for b in seats if b in refs]
+    data = {k: access.hide_paths(v, folders, who.role(None)) for k, v in data.items()}  # the server's paths
     title = f"game {game_id}"
     nonce = secrets.token_urlsafe(16)
     text = viewer_page(data, title, "/", "← leaderboard", nonce)

@@ -16,11 +16,13 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from arena.errors import ServerError
+from arena.ladder import access
 from arena.ladder.accounts import create_participant, participant_by_token, set_bot_status
 from arena.server.api_admin import health_report
 from arena.server.http import ApiError, path_id, state, take_upload
 from arena.server.pages_html import esc, nav
-from arena.server.web_session import COOKIE, Viewer, check_write, csrf_token, form, html_page, viewer
+from arena.server.web_session import (COOKIE, PRESIGN, Viewer, check_signin, check_write, csrf_token, form, html_page,
+                                      signin_token, viewer)
 
 MAX_AGE_S = 30 * 24 * 3600
 
@@ -31,20 +33,24 @@ def _nav(session: Viewer | None, current: str) -> str:
 
 def signin_page(request: Request, error: str = "", status: int = 200) -> Response:
     message = f'<p class="error" role="alert">{html.escape(error)}</p>' if error else ""
+    nonce, token = signin_token(request)
     body = (_nav(viewer(request), "/signin") + '<main><h1>sign in</h1>' + message +
-            '<form method="post" action="/signin" class="stack"><label for="token">your token (the organiser gave it to you)'
+            '<form method="post" action="/signin" class="stack">'
+            f'<input type="hidden" name="csrf" value="{token}">'
+            '<label for="token">your token (the organiser gave it to you)'
             '</label><input id="token" name="token" type="password" autocomplete="current-password" required maxlength="200">'
             '<button type="submit">sign in</button></form>'
             '<p class="note">the token stays in an HttpOnly cookie for this site only; sign out to remove it</p></main>')
-    return html_page("sign in", body, status)
+    response = html_page("sign in", body, status)
+    response.set_cookie(PRESIGN, nonce, max_age=MAX_AGE_S, httponly=True, samesite="strict", path="/signin",
+                        secure=request.url.scheme == "https")
+    return response
 
 
 async def signin(request: Request) -> Response:
     fields = await form(request)
+    check_signin(request, fields.get("csrf"))
     token = fields.get("token", "").strip()
-    origin = request.headers.get("origin")
-    if origin and origin != "null" and origin.split("://", 1)[-1] != request.headers.get("host", ""):
-        raise ApiError(403, "sign in from this server's own page")
     server = state(request)
     known = bool(token) and len(token) <= 200 and (server.is_admin(token) or
                                                    await run_in_threadpool(participant_by_token, server.db, token) is not None)
@@ -111,7 +117,8 @@ def submission(request: Request) -> Response:
     if row is None or int(row["participant_id"]) != session.participant.id:
         raise ApiError(404, "no such submission of yours")
     return JSONResponse({"submission": row["id"], "status": row["status"], "reason": row["reason"],
-                         "report": row["report"], "bot": row["bot_id"]}, headers={"Cache-Control": "no-store"})
+                         "report": access.hide_paths(row["report"], [row["folder"]], access.Role.OWNER),
+                         "bot": row["bot_id"]}, headers={"Cache-Control": "no-store"})
 
 
 def _admin(request: Request) -> Viewer:

@@ -4,8 +4,10 @@ Signing in is the participant's token (or the organiser's admin token) typed int
 answers with a cookie holding it, `HttpOnly` (no script reads it), `SameSite=Strict` (no other site's
 page sends it) and `Path=/`. The JSON API never reads this cookie, only `Authorization: Bearer`, so a
 cross-site request can never act through the API. A page's own writes (forms, the upload) carry a CSRF
-token, an HMAC of the session under a key only the server knows, and must come from the server's own
-origin when the browser says where they come from.
+token, an HMAC of the session under a key only the server knows, and must say they come from the
+server's own origin (`Origin`, else `Referer`; none or `null` is foreign). Signing in is such a write
+too: the sign-in page sets a pre-session cookie and its form carries that cookie's HMAC, so another
+site cannot sign a visitor in as someone else (login CSRF).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from arena.server.http import ApiError, state
 from arena.web import page
 
 COOKIE = "arena_session"
+PRESIGN = "arena_signin"  # the sign-in form's pre-session cookie (its CSRF token is an HMAC of it)
 FORM_BYTES = 16_384
 
 
@@ -59,20 +62,49 @@ def viewer(request: Request) -> Viewer | None:
     return None if who is None else Viewer(token, who, False)
 
 
-def csrf_token(request: Request, session: Viewer) -> str:
+def _mac(request: Request, purpose: bytes, value: str) -> str:
     key = hashlib.sha256(b"arena-csrf\0" + state(request).admin_token.encode()).digest()
-    return hmac.new(key, session.token.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(key, purpose + b"\0" + value.encode(), hashlib.sha256).hexdigest()
+
+
+def csrf_token(request: Request, session: Viewer) -> str:
+    """The CSRF token of a signed-in session's forms."""
+    return _mac(request, b"session", session.token)
+
+
+def signin_token(request: Request) -> tuple[str, str]:
+    """(the pre-session cookie's value, the sign-in form's CSRF token): the cookie is made on the first
+    visit to the sign-in page, before any session exists, so another site cannot sign a visitor in."""
+    nonce = request.cookies.get(PRESIGN, "")
+    if not nonce or len(nonce) > 100:
+        nonce = secrets.token_urlsafe(24)
+    return nonce, _mac(request, b"signin", nonce)
+
+
+def same_origin(request: Request) -> None:
+    """A write must say where it comes from (`Origin`, else `Referer`) and come from this server's own
+    origin; none, `null` (a sandboxed frame, a redirect across sites) or another is refused."""
+    said = request.headers.get("origin") or request.headers.get("referer") or ""
+    there = urlsplit(said) if said != "null" else None
+    own = (request.url.scheme, request.headers.get("host", ""))
+    if there is None or (there.scheme, there.netloc) != own:
+        raise ApiError(403, "a write to this server must come from its own pages (the browser said it came from "
+                            f"{said[:80]!r}); open the page on this server and try again")
+
+
+def check_signin(request: Request, sent: str | None) -> None:
+    """The sign-in form's POST: from this server's own page, with the pre-session cookie's token."""
+    same_origin(request)
+    nonce = request.cookies.get(PRESIGN, "")
+    if not nonce or not sent or not hmac.compare_digest(sent, _mac(request, b"signin", nonce)):
+        raise ApiError(403, "the sign-in form is stale or not this server's: reload the sign-in page and try again")
 
 
 def check_write(request: Request, session: Viewer | None, sent: str | None) -> Viewer:
     """A page's write: signed in, from this server's own pages, with the session's CSRF token."""
     if session is None:
         raise ApiError(401, "sign in first (your token, on the sign-in page)")
-    origin = request.headers.get("origin") or request.headers.get("referer")
-    if origin and origin != "null":
-        there = urlsplit(origin)
-        if there.netloc != request.headers.get("host", ""):
-            raise ApiError(403, "a write to this server must come from its own pages")
+    same_origin(request)
     if not sent or not hmac.compare_digest(sent, csrf_token(request, session)):
         raise ApiError(403, "the form is stale or not this server's: reload the page and try again")
     return session

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -108,6 +109,14 @@ class ServerProcess:
                 return value
             time.sleep(0.5)
         raise AssertionError(f"waited {timeout} s for {what}; log: {self.log.read_text()[-3000:]}")
+
+
+def sign_in(browser: httpx.Client, token: str, origin: str) -> httpx.Response:
+    """Sign in as a browser does: load the sign-in page (its pre-session cookie and CSRF token), post its form."""
+    page = browser.get("/signin").text
+    found = re.search(r'name="csrf" value="(\w+)"', page)
+    assert found, page
+    return browser.post("/signin", data={"token": token, "csrf": found.group(1)}, headers={"Origin": origin})
 
 
 def _auth(token: str | None) -> dict[str, str]:

@@ -22,17 +22,14 @@ from starlette.testclient import TestClient
 from arena.jsonvalue import dumps
 from arena.ladder import access, results
 from arena.ladder.accounts import activate_bot, create_participant
-from arena.ladder.config import parse
 from arena.ladder.ladder import publish
-from arena.ladder.service import Server
 from arena.core.result import Played
 from arena.replay import load_replay
-from arena.server.app import build
 from arena.web.frames import Perspective, viewer_data
 from arena.web.replay_source import load_game_record
+from tests.server.inprocess import ADMIN, client, make_server
 
 GOLDEN = Path(__file__).parent / "golden" / "marked-kododo.jsonl"
-ADMIN = "access-test-admin-token-0123456789"
 S0, S1, D0, D1, HOST = "STDERR-MARK-0", "STDERR-MARK-1", "DETAIL-MARK-0", "DETAIL-MARK-1", "HOSTPATH-MARK"
 HAND = "HAND-1"  # stands for seat 1's first hand (its JSON text, found in the page's data)
 ROLES = ("anonymous", "opponent", "owner", "organiser")
@@ -40,17 +37,16 @@ ROLES = ("anonymous", "opponent", "owner", "organiser")
 
 class Ladder:
     def __init__(self, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setenv("ARENA_ADMIN_TOKEN", ADMIN)
-        config = parse({"name": "access", "game": "kododo", "players": 2, "data": str(tmp / "data")}, tmp / "ladder.yaml")
-        self.server = Server(config, sandbox=False)  # never started: no thread, no process
+        self.server = make_server(tmp, monkeypatch)
+        config = self.server.config
         db = self.server.db
         (alice, self.alice), (bob, self.bob) = create_participant(db, "alice"), create_participant(db, "bob")
         folders = [f"/srv/{HOST}/uploads/{p}/00000{p}" for p in (1, 2)]
         self.bots = [activate_bot(db, who.id, None, f"marked{s}", "1", ("python3", f"{folders[s]}/marked.py", str(s)), folders[s])
                      for s, who in enumerate((alice, bob))]
         with db.write() as conn:  # alice's check report holds her bot's stderr
-            cur = conn.execute("INSERT INTO submissions(participant_id, created, status, reason, report, bot_id) "
-                               "VALUES(?, 0, 'passed', 'ok', ?, ?)", (alice.id, f"check-bot: {S0} at the check", self.bots[0]))
+            cur = conn.execute("INSERT INTO submissions(participant_id, created, status, reason, report, bot_id, folder) "
+                               "VALUES(?, 0, 'passed', 'ok', ?, ?, ?)", (alice.id, f"{folders[0]}/marked.py: {S0}", self.bots[0], folders[0]))
             self.submission = int(cur.lastrowid or 0)
         replay = load_replay(GOLDEN)
         self.game = results.reserve(db, tuple(self.bots), replay.header.seed)
@@ -63,16 +59,10 @@ class Ladder:
                        self.server.ladder.rater)
         hand = viewer_data(load_game_record(GOLDEN), Perspective(1))["views"]["1"][0]["hand"]  # type: ignore[index, call-overload]
         self.hand = json.dumps(hand).replace(" ", "")
-        self.app = build(self.server)
         self.statuses: dict[tuple[str, str], int] = {}
 
     def client(self, role: str) -> TestClient:
-        client = TestClient(self.app, base_url="http://testserver")
-        token = {"anonymous": None, "opponent": self.bob, "owner": self.alice, "organiser": ADMIN}[role]
-        if token is not None:
-            client.headers["Authorization"] = f"Bearer {token}"
-            client.cookies.set("arena_session", token)
-        return client
+        return client(self.server, {"anonymous": None, "opponent": self.bob, "owner": self.alice, "organiser": ADMIN}[role])
 
     def routes(self) -> list[str]:
         b0, b1, g, sub = self.bots[0], self.bots[1], self.game, self.submission
@@ -118,7 +108,7 @@ def expected(ladder: Ladder) -> dict[tuple[str, str], set[str]]:
             table[(role, f"/bots/{b}")] |= set(((S0, D0), (S1, D1))[s])
     for path in (f"/api/v1/submissions/{sub}", f"/submissions/{sub}.json"):
         table[("owner", path)] = {S0}  # the check report: its participant's own
-    table[("organiser", f"/bots/{b0}")] |= {S0}  # ... and the organiser's, on the bot's page
+    table[("organiser", f"/bots/{b0}")] |= {S0, HOST}  # ... and the organiser's, on the bot's page, paths and all
     table[("owner", f"/bots/{b0}")] |= {S0}
     table[("organiser", f"/api/v1/bots/{b0}")] |= {HOST}  # the command as run: the server's paths
     table[("organiser", f"/api/v1/bots/{b1}")] |= {HOST}

@@ -10,7 +10,7 @@ from typing import Iterator
 import httpx
 import pytest
 
-from tests.server.server import ADMIN, ServerProcess
+from tests.server.server import ADMIN, ServerProcess, sign_in
 
 pytestmark = [pytest.mark.process, pytest.mark.sandbox]
 
@@ -39,9 +39,11 @@ def test_every_page_has_the_policy_and_only_nonced_scripts(server: ServerProcess
 
 def test_sign_in_sets_a_strict_httponly_cookie_and_a_wrong_token_is_refused(server: ServerProcess) -> None:
     token = server.add("erin")
-    r = httpx.post(server.url + "/signin", data={"token": "wrong"})
-    assert r.status_code == 401 and "unknown token" in r.text and "set-cookie" not in r.headers
-    r = httpx.post(server.url + "/signin", data={"token": token})
+    with httpx.Client(base_url=server.url) as browser:
+        r = sign_in(browser, "wrong", server.url)
+        assert r.status_code == 401 and "unknown token" in r.text and "arena_session" not in r.headers.get("set-cookie", "")
+    with httpx.Client(base_url=server.url) as browser:
+        r = sign_in(browser, token, server.url)
     assert r.status_code == 303 and r.headers["location"] == "/submit"
     cookie = r.headers["set-cookie"].lower()
     assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
@@ -52,7 +54,7 @@ def test_sign_in_sets_a_strict_httponly_cookie_and_a_wrong_token_is_refused(serv
 def test_writes_need_the_pages_csrf_token_and_origin(server: ServerProcess, tmp_path: Path) -> None:
     token = server.add("frank")
     with httpx.Client(base_url=server.url) as browser:
-        browser.post("/signin", data={"token": token})
+        sign_in(browser, token, server.url)
         page = browser.get("/submit").text
         csrf = re.search(r'data-csrf="(\w+)"', page)
         assert csrf
@@ -65,15 +67,31 @@ def test_writes_need_the_pages_csrf_token_and_origin(server: ServerProcess, tmp_
                                                                           "Origin": server.url})
         assert r.status_code == 422 and r.json()["status"] == "refused"
     with httpx.Client(base_url=server.url) as admin:
-        admin.post("/signin", data={"token": ADMIN})
-        assert admin.post("/admin/ladder/pause", data={"csrf": "forged"}).status_code == 403
+        sign_in(admin, ADMIN, server.url)
+        assert admin.post("/admin/ladder/pause", data={"csrf": "forged"}, headers={"Origin": server.url}).status_code == 403
         assert server.get("/api/v1").json()["paused"] is False
         csrf = re.search(r'name="csrf" value="(\w+)"', admin.get("/admin").text)
-        assert csrf and admin.post("/admin/ladder/pause", data={"csrf": csrf.group(1)}).status_code == 303
+        assert admin.post("/admin/ladder/pause", data={"csrf": csrf.group(1)}).status_code == 403  # no Origin: foreign
+        assert csrf and admin.post("/admin/ladder/pause", data={"csrf": csrf.group(1)}, headers={"Origin": server.url}).status_code == 303
         assert server.get("/api/v1").json()["paused"] is True
-        admin.post("/admin/ladder/resume", data={"csrf": csrf.group(1)})
+        admin.post("/admin/ladder/resume", data={"csrf": csrf.group(1)}, headers={"Origin": server.url})
         assert server.get("/api/v1").json()["paused"] is False
     # A participant is not the organiser.
     with httpx.Client(base_url=server.url) as someone:
-        someone.post("/signin", data={"token": token})
+        sign_in(someone, token, server.url)
         assert someone.get("/admin").status_code == 403
+
+
+def test_login_csrf_from_another_origin_is_refused(server: ServerProcess) -> None:
+    """The attack over real HTTP: another site's page posts the attacker's token to /signin from the
+    victim's browser (no cookie of this server goes along, the Origin is the attacker's or null)."""
+    mallory = server.add("mallory-csrf")
+    with httpx.Client(base_url=server.url) as attacker:  # a valid form token, from the attacker's own visit
+        stolen = re.search(r'name="csrf" value="(\w+)"', attacker.get("/signin").text)
+        assert stolen
+    for headers in ({"Origin": "https://evil.example"}, {"Origin": "null"}, {}):
+        with httpx.Client(base_url=server.url) as victim:
+            r = victim.post("/signin", data={"token": mallory, "csrf": stolen.group(1)}, headers=headers)
+            assert r.status_code == 403 and "arena_session" not in r.headers.get("set-cookie", ""), (headers, r.text)
+    with httpx.Client(base_url=server.url) as own:  # the control: the same form from the server's own page
+        assert sign_in(own, mallory, server.url).status_code == 303
