@@ -1,7 +1,7 @@
 """`python -m bench.bench_chaos [--kills N] [--write]`: the chaos run of issue 36 and what it counts.
 
 A real `arena serve` (the test config of tests/server/server.py: Kododo 2p, two house bots, one worker,
-sandbox on) is SIGKILLed at N random moments (0.5-4 s apart) with uploads and their checks, pauses and
+sandbox on) is SIGKILLed at N random moments (each once the ladder has games in flight, then 0.2-3 s later) with uploads and their checks, pauses and
 resumes, bots disabled and enabled, and reads in flight, and restarted each time on the same data
 (tests/server/chaos.py). Counted at the end: games stored, lost, stored twice, left pending, submissions
 stuck, ratings that differ from a recomputation, `PRAGMA integrity_check`; and the server process's own

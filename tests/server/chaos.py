@@ -81,6 +81,17 @@ def _activity(server: ServerProcess, tokens: list[str], rng: random.Random, k: i
         time.sleep(rng.uniform(0.0, 0.4))
 
 
+def _ladder_busy(server: ServerProcess, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if server.get("/api/v1/admin/health", ADMIN).json().get("in_flight", 0) > 0:
+                return
+        except (httpx.HTTPError, ValueError):
+            pass
+        time.sleep(0.2)
+
+
 def _cpu(pid: int) -> float:
     import os
 
@@ -109,7 +120,8 @@ def run_chaos(tmp: Path, kills: int, seed: int = 36, log: Callable[[str], None] 
         stop = threading.Event()
         busy = threading.Thread(target=_quietly, args=(lambda: _activity(server, tokens, rng, k, stop),), daemon=True)
         busy.start()
-        time.sleep(rng.uniform(0.5, 4.0))
+        _ladder_busy(server, 20.0)  # kill while games are in flight, not only during start-up
+        time.sleep(rng.uniform(0.2, 3.0))
         assert server.proc is not None
         report.server_cpu_s += _cpu(server.proc.pid)
         server.stop(signal.SIGKILL)

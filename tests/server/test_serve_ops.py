@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from tests.server.bots import ROOT
-from tests.server.server import ADMIN, ServerProcess
+from tests.server.server import ADMIN, ServerProcess, sign_in
 from tests.server.test_submit_cli import ARENA, arena, good_folder
 
 pytestmark = [pytest.mark.process, pytest.mark.sandbox]
@@ -101,22 +101,17 @@ def test_https_with_a_secure_session_cookie(tmp_path: Path) -> None:
         with pytest.raises(httpx.HTTPError):  # plain HTTP gets nothing on the TLS port
             httpx.get(server.url.replace("https://", "http://") + "/api/v1", timeout=5)
         with httpx.Client(base_url=server.url, verify=server.verify) as web:
-            page = web.get("/signin")
-            token = [t.split('"')[0] for t in page.text.split('name="csrf" value="')[1:2]]
-            form = {"token": ADMIN, **({"csrf": token[0]} if token else {})}
-            signed = web.post("/signin", data=form, headers={"Origin": server.url})
+            signed = sign_in(web, ADMIN, server.url)
             cookie = signed.headers.get("set-cookie", "")
             assert "arena_session=" in cookie and "Secure" in cookie and "HttpOnly" in cookie, (signed.status_code, cookie)
     finally:
         server.stop()
     # Control: the same sign-in over plain HTTP sets the cookie without `Secure`.
-    plain = ServerProcess(tmp_path / "plain" if (tmp_path / "plain").mkdir() is None else tmp_path).start()
+    (tmp_path / "plain").mkdir()
+    plain = ServerProcess(tmp_path / "plain").start()
     try:
         with httpx.Client(base_url=plain.url) as web:
-            page = web.get("/signin")
-            token = [t.split('"')[0] for t in page.text.split('name="csrf" value="')[1:2]]
-            form = {"token": ADMIN, **({"csrf": token[0]} if token else {})}
-            cookie = web.post("/signin", data=form, headers={"Origin": plain.url}).headers.get("set-cookie", "")
+            cookie = sign_in(web, ADMIN, plain.url).headers.get("set-cookie", "")
             assert "arena_session=" in cookie and "Secure" not in cookie, cookie
     finally:
         plain.stop()

@@ -24,6 +24,7 @@ from arena.ladder.config import parse
 from arena.ladder.service import Server
 from arena.ladder.supervisor import Part, Supervisor
 from tests.server.bots import python_random
+from tests.server.server import sign_in
 
 ADMIN = "test-admin-token-0123456789abcdef"
 
@@ -173,9 +174,7 @@ def test_a_stale_part_makes_health_503_and_the_admin_page_shows_it(server: Serve
             body = http.get("/api/v1/admin/health", headers=auth).json()
             assert body["healthy"] is False
             assert [p for p in body["parts"] if p["name"] == "checker"][0]["stale"] is True
-            form_token = http.get("/signin").text.split('name="csrf" value="')[1:2]
-            http.post("/signin", data={"token": ADMIN, **({"csrf": form_token[0].split('"')[0]} if form_token else {})},
-                      headers={"Origin": "http://testserver"})
+            sign_in(http, ADMIN, "http://testserver")
             page = http.get("/admin").text
             assert 'id="parts"' in page and "checker" in page and "(stale)" in page
     finally:
