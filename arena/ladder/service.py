@@ -80,10 +80,10 @@ class Server:
         self.supervisor.stop()
         self.checker.wake.set()
         self.ladder.stop()
-        for part in self.supervisor.parts.values():
-            if part.thread is not None:
-                part.thread.join(60.0)
-        self.lock.release()
+        ladder = self.supervisor.parts["ladder"].thread
+        if ladder is not None:
+            ladder.join(60.0)  # its games in flight closed and discarded; a check under way is not waited for (it
+            # runs again at the next start), and the data folder's lock goes with the process
 
     def _forget_orphans(self) -> None:
         """Upload folders no submission row names (a crash mid-upload) are removed."""
