@@ -49,7 +49,9 @@ class Part:
 
     def report(self) -> dict[str, Any]:
         age = round(self.clock() - self.heartbeat, 1)
-        return {"name": self.name, "alive": self.alive, "heartbeat_age_s": age, "stale": age > self.stale_s or not self.alive,
+        started = self.thread is not None  # a server built but never started (a test's) runs no part: none is stale
+        return {"name": self.name, "alive": self.alive, "heartbeat_age_s": age,
+                "stale": started and (age > self.stale_s or not self.alive),
                 "stale_after_s": self.stale_s, "restarts": self.restarts, "last_error": self.last_error}
 
 

@@ -10,6 +10,7 @@ A child that dies (out of memory, out of CPU time, killed) is a refusal saying w
 
 from __future__ import annotations
 
+import errno
 import json
 import resource
 import signal
@@ -60,10 +61,23 @@ def _death(code: int, err: bytes, limits: ArchiveLimits) -> str:
     if code == -signal.SIGXCPU:
         return f"unpacking the archive used more than {limits.unpack_cpu_s} s of CPU; the server gave up on it"
     if b"MemoryError" in err:
-        return f"unpacking the archive needed more than {limits.unpack_memory_mb} MB of memory; the server gave up on it"
+        return _memory(limits)
     if code == -signal.SIGXFSZ:
         return f"a file in the archive is over {limits.max_file_bytes} bytes unpacked"
     return f"the archive could not be unpacked (the unpacker ended with status {code}); try packing it again"
+
+
+def _memory(limits: ArchiveLimits) -> str:
+    return f"unpacking the archive needed more than {limits.unpack_memory_mb} MB of memory; the server gave up on it"
+
+
+def _peak_rss_kb() -> int:
+    """This process's peak resident memory since its exec (VmHWM; getrusage's ru_maxrss keeps the forking
+    parent's peak across exec)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
 
 
 def _limit_self(limits: ArchiveLimits) -> None:
@@ -85,10 +99,17 @@ def _child(argv: list[str]) -> int:
         answer: dict[str, object] = {"ok": True}
     except SubmissionRefused as exc:
         answer = {"refused": str(exc)}
-    except OSError as exc:  # ENOSPC, EDQUOT: the server's disk, not the archive
-        answer = {"refused": f"the server could not store the unpacked archive ({exc.strerror or exc}); nothing was kept: "
-                             "try again later, and tell the organiser"}
-    answer["peak_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    except MemoryError:
+        answer = {"refused": _memory(limits)}
+    except OSError as exc:
+        if exc.errno == errno.ENOMEM:
+            answer = {"refused": _memory(limits)}
+        elif exc.errno in (errno.ENOSPC, errno.EDQUOT):  # the server's disk, not the archive
+            answer = {"refused": f"the server could not store the unpacked archive ({exc.strerror}); nothing was kept: "
+                                 "try again later, and tell the organiser"}
+        else:
+            raise
+    answer["peak_rss_kb"] = _peak_rss_kb()
     sys.stdout.write(json.dumps(answer) + "\n")
     return 0
 
