@@ -21,6 +21,7 @@ from arena.ladder.accounts import activate_bot
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database, now
 from arena.textsafe import clean
+from arena.ladder.states import SubmissionState
 
 CHECK_TIMEOUT_S = 240.0
 GAME_TIMEOUT_S = 120.0
@@ -105,7 +106,7 @@ class Checker:
 
     def start(self) -> None:
         with self.db.write() as conn:  # a check cut short by a stop runs again
-            conn.execute("UPDATE submissions SET status = 'received' WHERE status = 'checking'")
+            conn.execute("UPDATE submissions SET status = ? WHERE status = ?", (SubmissionState.RECEIVED, SubmissionState.CHECKING))
         self.thread.start()
 
     def stop(self) -> None:
@@ -114,7 +115,7 @@ class Checker:
 
     def _loop(self) -> None:
         while not self.stopping.is_set():
-            row = self.db.one("SELECT * FROM submissions WHERE status = 'received' ORDER BY id LIMIT 1")
+            row = self.db.one("SELECT * FROM submissions WHERE status = ? ORDER BY id LIMIT 1", SubmissionState.RECEIVED)
             if row is None:
                 self.wake.wait(1.0)
                 self.wake.clear()
@@ -124,7 +125,7 @@ class Checker:
     def check_one(self, row: Any) -> None:
         sub = int(row["id"])
         with self.db.write() as conn:
-            conn.execute("UPDATE submissions SET status = 'checking' WHERE id = ?", (sub,))
+            conn.execute("UPDATE submissions SET status = ? WHERE id = ?", (SubmissionState.CHECKING, sub))
         meta: Any = loads(row["manifest"])
         command = tuple(meta.get("command", ()))
         verdict = check_submission(self.config, command, row["folder"], self.sandbox)
@@ -133,6 +134,6 @@ class Checker:
             bot = activate_bot(self.db, int(row["participant_id"]), sub, meta["name"], meta["version"], command, row["folder"])
         with self.db.write() as conn:
             conn.execute("UPDATE submissions SET status = ?, reason = ?, report = ?, bot_id = ?, finished = ? WHERE id = ?",
-                         ("passed" if verdict.passed else "refused", verdict.reason, verdict.report, bot, now(), sub))
+                         (SubmissionState.PASSED if verdict.passed else SubmissionState.REFUSED, verdict.reason, verdict.report, bot, now(), sub))
         if bot is not None:
             self.on_pass(bot)

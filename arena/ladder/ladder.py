@@ -39,6 +39,7 @@ from arena.tournament.run.local_pool import LocalPool
 from arena.stats.ratings import FastRater
 from arena.core.result import Played
 from arena.core.scheduled import ScheduledGame
+from arena.ladder.states import BotState
 
 
 def _entrant(bot: Any, i: int) -> dict[str, Any]:
@@ -141,7 +142,7 @@ class Ladder:
             self._close(interrupted=True)
 
     def _active(self) -> list[Any]:
-        return self.db.all("SELECT id, mu, sigma, games, command, folder FROM bots WHERE status = 'active' ORDER BY id")
+        return self.db.all("SELECT id, mu, sigma, games, command, folder FROM bots WHERE status = ? ORDER BY id", BotState.ACTIVE)
 
     def _loop(self) -> None:
         while not self.stopping.is_set():

@@ -11,22 +11,54 @@ from __future__ import annotations
 import hmac
 import secrets
 import shutil
+import threading
+import time
+from collections import defaultdict, deque
 from pathlib import Path
+from typing import Any, Callable
 
 from arena.tournament.config.cluster import ClusterSpec
 from arena.errors import ServerError, SubmissionRefused
 from arena.jsonvalue import dumps
-from arena.ladder.accounts import activate_bot, create_participant, participant_by_name
+from arena.ladder.accounts import Participant, activate_bot, create_participant, participant_by_name, participant_by_token, set_bot_status
 from arena.ladder.archive import read_manifest, unpack
 from arena.ladder.checker import Checker
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database, now
-from arena.server.http import NO_SANDBOX_WARNING, Cache, RateLimit
 from arena.ladder.ladder import Ladder
+from arena.ladder.queries import Reads
+from arena.ladder.states import BotState, SubmissionState
 from arena.server.signing import load_or_create_key, public_pem
 
 
+NO_SANDBOX_WARNING = "this server runs bots WITHOUT the sandbox (--no-sandbox): only for bots its organiser trusts"
+
+
+class RateLimit:
+    """At most `per_minute` events per key in any 60 s window."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute, self.clock = per_minute, clock
+        self.events: dict[int, deque[float]] = defaultdict(deque)
+        self.lock = threading.Lock()
+
+    def take(self, key: int) -> float:
+        """0 when allowed (and counted), else the seconds to wait."""
+        with self.lock:
+            now = float(self.clock())
+            window = self.events[key]
+            while window and window[0] <= now - 60.0:
+                window.popleft()
+            if len(window) >= self.per_minute:
+                return 60.0 - (now - window[0])
+            window.append(now)
+            return 0.0
+
+
 class Server:
+    """The ladder's facade: what the HTTP edge may ask of the competition (its reads through `read`,
+    typed rows), and each action an organiser or participant takes, written once for the API and the pages."""
+
     def __init__(self, config: ServerConfig, sandbox: bool, cluster: ClusterSpec | None = None) -> None:
         self.config = config
         self.sandbox = sandbox
@@ -38,7 +70,7 @@ class Server:
         self.key = load_or_create_key(config.key_file)
         self.public_key = public_pem(self.key)
         self.rate = RateLimit(config.submissions_per_minute)
-        self.cache = Cache()
+        self.read = Reads(self.db)
         self.ladder = Ladder(self.db, config, sandbox, self.key, cluster)
         self.checker = Checker(self.db, config, sandbox, lambda _bot: self.ladder.poke())
         self._house()
@@ -68,11 +100,48 @@ class Server:
         self.checker.stop()
         self.ladder.stop()
 
+    # --- what the edge asks -------------------------------------------------------------------------
+
+    def participant_by_token(self, token: str) -> Participant | None:
+        return participant_by_token(self.db, token)
+
+    def add_participant(self, name: str) -> tuple[Participant, str]:
+        """A new participant and its token (shown once); ServerError for a bad or taken name."""
+        return create_participant(self.db, name)
+
+    @property
+    def paused(self) -> bool:
+        return self.ladder.paused
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause the ladder (games in flight finish, no new ones start) or resume it."""
+        self.db.set_setting("paused", "1" if paused else "0")
+        self.ladder.poke()
+
+    def disable_bot(self, bot: int, reason: str) -> bool:
+        """The organiser disables a bot: it plays no more; its games and ratings stay. False: no such bot."""
+        done = set_bot_status(self.db, bot, BotState.DISABLED, reason)
+        self.ladder.poke()
+        return done
+
+    def enable_bot(self, bot: int) -> bool:
+        """A disabled or suspended bot becomes its participant's active one again. False: no such bot."""
+        done = set_bot_status(self.db, bot, BotState.ACTIVE, "")
+        self.ladder.poke()
+        return done
+
+    def health(self) -> dict[str, Any]:
+        """The ladder's state for the organiser (the API's health answer and the admin page's)."""
+        ladder = self.ladder
+        return {"paused": ladder.paused, "in_flight": len(ladder.inflight), "field": list(ladder.field),
+                "played_since_start": ladder.played, "ladder_error": ladder.error,
+                "ladder_alive": ladder.thread.is_alive(), "checks_waiting": self.read.checks_waiting()}
+
     def submit(self, participant: int, data: bytes) -> tuple[int, str | None]:
         """Take an archive: (submission id, None) when it goes to the check, (id, reason) when refused."""
         with self.db.write() as conn:
-            cur = conn.execute("INSERT INTO submissions(participant_id, created, status) VALUES(?, ?, 'received')",
-                               (participant, now()))
+            cur = conn.execute("INSERT INTO submissions(participant_id, created, status) VALUES(?, ?, ?)",
+                               (participant, now(), SubmissionState.RECEIVED))
             sub = int(cur.lastrowid or 0)
         owner = self.config.uploads / str(participant)
         owner.mkdir(exist_ok=True, mode=0o700)
@@ -83,8 +152,8 @@ class Server:
         except SubmissionRefused as exc:
             shutil.rmtree(folder, ignore_errors=True)
             with self.db.write() as conn:
-                conn.execute("UPDATE submissions SET status = 'refused', reason = ?, finished = ? WHERE id = ?",
-                             (str(exc), now(), sub))
+                conn.execute("UPDATE submissions SET status = ?, reason = ?, finished = ? WHERE id = ?",
+                             (SubmissionState.REFUSED, str(exc), now(), sub))
             return sub, str(exc)
         meta = {"name": manifest.name, "version": manifest.version, "command": list(manifest.command)}
         with self.db.write() as conn:

@@ -16,7 +16,7 @@ from starlette.schemas import SchemaGenerator
 
 from arena import __version__
 from arena.server import api, api_admin, pages, pages_account
-from arena.server.http import BodyLimit, WarningHeader, error_handler
+from arena.server.http import BodyLimit, Cache, WarningHeader, error_handler
 from arena.ladder.service import Server
 from arena.server.web_session import error_page, is_page
 
@@ -50,6 +50,7 @@ def build(server: Server) -> Any:
     app = Starlette(routes=routes, exception_handlers={HTTPException: errors, Exception: error_handler},
                     lifespan=lifespan)
     app.state.server = server
+    app.state.cache = Cache()
     return WarningHeader(BodyLimit(app, server.config.max_request_bytes), server.warning)
 
 

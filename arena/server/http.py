@@ -8,9 +8,7 @@ answer carries the warning, in an `X-Arena-Warning` header and in the JSON body.
 from __future__ import annotations
 
 import threading
-import time
-from collections import defaultdict, deque
-from typing import Any
+from typing import Any, Callable
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -18,18 +16,23 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.ladder import access
-from arena.ladder.accounts import Participant, participant_by_token
-
-NO_SANDBOX_WARNING = "this server runs bots WITHOUT the sandbox (--no-sandbox): only for bots its organiser trusts"
-
+from arena.ladder.accounts import Participant
+from arena.ladder.service import Server
 
 class ApiError(HTTPException):
     def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(status, message, headers)
 
 
-def state(request: Request) -> Any:
-    return request.app.state.server
+def state(request: Request) -> Server:
+    """The competition behind this app: the ladder's facade."""
+    server: Server = request.app.state.server
+    return server
+
+
+def answer_cache(request: Request) -> "Cache":
+    cache: Cache = request.app.state.cache
+    return cache
 
 
 class Cache:
@@ -54,14 +57,14 @@ class Cache:
                 self.items[key] = value
 
 
-def cached(request: Request, key: tuple[Any, ...], make: Any) -> Response:
+def cached(request: Request, key: tuple[Any, ...], make: Callable[[], dict[str, Any]]) -> Response:
     """`make()`'s JSON answer, from the cache while nothing was written since it was made."""
-    server = state(request)
-    generation = server.db.generation
-    body = server.cache.get(generation, key)
+    generation = state(request).read.generation
+    store = answer_cache(request)
+    body = store.get(generation, key)
     if body is None:
-        body = answer(request, make()).body
-        server.cache.put(generation, key, body)
+        body = bytes(answer(request, make()).body)
+        store.put(generation, key, body)
     return Response(body, media_type="application/json")
 
 
@@ -96,7 +99,7 @@ def participant(request: Request) -> Participant:
     """The participant whose token came with the request (401 when none or unknown)."""
     server = state(request)
     token = bearer(request)
-    who = participant_by_token(server.db, token)
+    who = server.participant_by_token(token)
     if who is None:
         raise ApiError(401, "unknown token (ask the organiser for yours; it was shown once when you were added)",
                        {"WWW-Authenticate": "Bearer"})
@@ -118,7 +121,7 @@ def admin(request: Request) -> None:
     token = bearer(request)
     if server.is_admin(token):
         return
-    if participant_by_token(server.db, token) is not None:
+    if server.participant_by_token(token) is not None:
         raise ApiError(403, "this is the organiser's action; a participant's token cannot do it")
     raise ApiError(401, "unknown token", {"WWW-Authenticate": "Bearer"})
 
@@ -141,27 +144,6 @@ def path_id(request: Request, name: str = "id") -> int:
     if not isinstance(value, int):
         raise ApiError(400, f"{name} must be a whole number")
     return value
-
-
-class RateLimit:
-    """At most `per_minute` events per key in any 60 s window."""
-
-    def __init__(self, per_minute: int, clock: Any = time.monotonic) -> None:
-        self.per_minute, self.clock = per_minute, clock
-        self.events: dict[int, deque[float]] = defaultdict(deque)
-        self.lock = threading.Lock()
-
-    def take(self, key: int) -> float:
-        """0 when allowed (and counted), else the seconds to wait."""
-        with self.lock:
-            now = float(self.clock())
-            window = self.events[key]
-            while window and window[0] <= now - 60.0:
-                window.popleft()
-            if len(window) >= self.per_minute:
-                return 60.0 - (now - window[0])
-            window.append(now)
-            return 0.0
 
 
 class BodyLimit:

@@ -23,10 +23,12 @@ from starlette.routing import Route
 from arena.errors import ArenaError
 from arena.jsonvalue import JSON, loads
 from arena.ladder import access
-from arena.ladder.queries import bot_refs
+from arena.ladder.access import Item
+from arena.ladder.queries import Reads
+from arena.ladder.states import GameState
 from arena.server import pages_html
 from arena.server.api import bot_details, leaderboard_rows
-from arena.server.http import ApiError, path_id, state
+from arena.server.http import ApiError, answer_cache, path_id, state
 from arena.server.web_session import Viewer, access_viewer, html_page, security_headers, viewer
 from arena.textsafe import NAME_CHARS, clean
 from arena.web.frames import Perspective, viewer_data
@@ -39,21 +41,21 @@ KEEPALIVE_S = 15.0
 
 def _status(request: Request) -> str:
     server = state(request)
-    row = server.db.one("SELECT COUNT(*) AS n FROM games WHERE status = 'done'")
-    played = int(row["n"]) if row else 0
-    ladder = "paused by the organiser" if server.ladder.paused else "running"
+    played = server.read.game_counts().get(GameState.DONE, 0)
+    ladder = "paused by the organiser" if server.paused else "running"
     return f'<p class="status" id="ladder-status">{played} games played · the ladder is {ladder}</p>'
 
 
 def board_fragment(request: Request) -> tuple[str, int]:
     """The status line and the table (cached per write generation: read by every open page at once)."""
     server = state(request)
-    generation = server.db.generation
-    cached = server.cache.get(generation, ("page-board",))
+    generation = server.read.generation
+    store = answer_cache(request)
+    cached = store.get(generation, ("page-board",))
     if cached is None:
-        board = leaderboard_rows(server.db)["leaderboard"]
+        board = leaderboard_rows(server.read)["leaderboard"]
         cached = (_status(request) + pages_html.leaderboard_table(board, generation)).encode()
-        server.cache.put(generation, ("page-board",), cached)
+        store.put(generation, ("page-board",), cached)
     return cached.decode(), generation
 
 
@@ -84,7 +86,7 @@ async def events(request: Request) -> Response:
         yield "retry: 2000\n\n"
         last, quiet = -1, 0.0
         while not server.ladder.stopping.is_set():
-            generation = server.db.generation
+            generation = server.read.generation
             if generation != last:
                 last, quiet = generation, 0.0
                 yield f"event: update\ndata: {generation}\n\n"
@@ -98,31 +100,22 @@ async def events(request: Request) -> Response:
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-def names(db: Any) -> dict[int, str]:
+def names(read: Reads) -> dict[int, str]:
     """Every bot version as pages name it: participant / bot vVERSION (cleaned)."""
-    rows = db.all("SELECT b.id, b.name, b.version, p.name AS participant FROM bots b JOIN participants p ON p.id = b.participant_id")
-    return {int(r["id"]): f"{clean(r['participant'], NAME_CHARS)} / {clean(r['name'], NAME_CHARS)} ({clean(r['version'], NAME_CHARS)})"
-            for r in rows}
-
-
-def head_to_head(db: Any, bot: int) -> list[dict[str, Any]]:
-    rows = db.all("SELECT o.bot_id AS other, COUNT(*) AS games, SUM(m.rank < o.rank) AS ahead, SUM(m.rank = o.rank) AS level, "
-                  "SUM(m.rank > o.rank) AS behind FROM game_seats m JOIN game_seats o ON o.game_id = m.game_id AND o.seat != m.seat "
-                  "WHERE m.bot_id = ? AND o.bot_id != ? GROUP BY o.bot_id ORDER BY games DESC LIMIT 100", bot, bot)
-    return [dict(r) for r in rows]
+    return {bot: f"{clean(who, NAME_CHARS)} / {clean(name, NAME_CHARS)} ({clean(version, NAME_CHARS)})"
+            for bot, who, name, version in read.bot_labels()}
 
 
 def bot(request: Request) -> Response:
     session = viewer(request)
-    db = state(request).db
+    read = state(request).read
     bot_id = path_id(request)
     who = access_viewer(session)
-    details = bot_details(db, bot_id, 15, who)
-    role = who.role(bot_refs(db, [bot_id])[bot_id].owner)
-    logs = ([{**dict(r), "report": access.hide_paths(r["report"], [r["folder"]], role)}
-             for r in db.all("SELECT id, status, reason, report, folder FROM submissions WHERE bot_id = ?", bot_id)]
-            if details["owner_view"] else [])
-    body = pages_html.bot_page(details, names(db), head_to_head(db, bot_id), logs)
+    details = bot_details(read, bot_id, 15, who)
+    role = who.role(read.bot_refs([bot_id])[bot_id].owner)
+    logs = ([{"id": r.id, "status": r.status.value, "reason": r.reason, "report": access.hide_paths(r.report, [r.folder], role)}
+             for r in read.submissions_of_bot(bot_id)] if access.may_see(role, Item.SUBMISSION) else [])
+    body = pages_html.bot_page(details, names(read), read.head_to_head(bot_id), logs)
     return html_page(f"{pages_html.bot_label(details)}", _nav(request, session, "") + f"<main>{body}</main>")
 
 
@@ -132,19 +125,19 @@ async def game(request: Request) -> Response:
     session = viewer(request)
     server = state(request)
     game_id = path_id(request)
-    row = server.db.one("SELECT id, seats, replay FROM games WHERE id = ? AND status = 'done'", game_id)
-    if row is None or not row["replay"] or not Path(row["replay"]).is_file():
+    row = server.read.finished_game(game_id)
+    if row is None or not row.replay or not Path(row.replay).is_file():
         raise ApiError(404, f"no finished game {game_id} with a replay")
-    seats: list[int] = loads(row["seats"])
+    seats = row.seats
     try:
-        record = await run_in_threadpool(load_game_record, row["replay"])
+        record = await run_in_threadpool(load_game_record, row.replay)
     except ArenaError as exc:
         raise ApiError(500, f"game {game_id}: its replay does not read: {clean(exc, 300)}") from None
     who = access_viewer(session)
-    refs = bot_refs(server.db, seats)
+    refs = server.read.bot_refs(seats)
     roles = [who.role(refs[b].owner if b in refs else None) for b in seats]
     private = access.private_seats(roles)
-    data = named(viewer_data(record, Perspective(None), private.__contains__), seats, names(server.db))
+    data = named(viewer_data(record, Perspective(None), private.__contains__), seats, names(server.read))
     folders = [refs[b].folder for b in seats if b in refs]
     data = {k: access.hide_paths(v, folders, who.role(None)) for k, v in data.items()}  # the server's paths
     title = f"game {game_id}"
