@@ -48,7 +48,7 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
     tc = config.time_control
     box = [] if sandbox else ["--no-sandbox"]
     argv = ARENA + ["check-bot", config.game, "--quick", "--decision-ms", str(tc.decision_ms), "--startup-ms",
-                    str(tc.startup_ms), *box, "--", *command]
+                    str(tc.startup_ms), *limit_args(config), *box, "--", *command]
     code, out, err = _run(argv, folder, CHECK_TIMEOUT_S)
     report = f"$ arena check-bot {config.game} --quick ...\n{out}{err}"
     if code != 0:
@@ -62,7 +62,7 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
         bots = others[:seat] + [shlex.join(command)] + others[seat:]
         opts = [x for k, v in config.options.items() for x in ("--option", f"{k}={_option(v)}")]
         argv = ARENA + ["play", config.game, *[x for b in bots for x in ("--bot", b)], "--seed", str(check_seed(g)), "--json",
-                        "--decision-ms", str(tc.decision_ms), "--startup-ms", str(tc.startup_ms), *opts, *box]
+                        *clock_args(config), *limit_args(config), *opts, *box]
         code, out, err = _run(argv, folder, GAME_TIMEOUT_S)
         report += f"\n$ arena play {config.game} (check game {g + 1}, your bot in seat {seat})\n"
         try:
@@ -83,6 +83,22 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
             return Verdict(False, f"check game {g + 1} against the house bots: fault {first.get('kind')}: "
                                   f"{clean(first.get('detail'), 300)}", clean(report, REPORT_CHARS, keep_newlines=True))
     return Verdict(True, "check-bot and the games against the house bots", clean(report, REPORT_CHARS, keep_newlines=True))
+
+
+def clock_args(config: ServerConfig) -> list[str]:
+    """The ladder's whole time control as `arena play` options: decision, bank, increment, start-up, game."""
+    tc = config.time_control
+    bank = [] if tc.bank_ms is None else ["--bank-ms", str(tc.bank_ms)]
+    return ["--decision-ms", str(tc.decision_ms), *bank, "--increment-ms", str(tc.increment_ms),
+            "--startup-ms", str(tc.startup_ms), "--game-ms", str(tc.game_ms or 0)]
+
+
+def limit_args(config: ServerConfig) -> list[str]:
+    """The ladder's resource limits of a bot process (memory, CPU), as check-bot's and `arena play`'s options:
+    a bot is checked under the limits it will play under."""
+    lim = config.limits
+    cpu = [] if lim.cpu_seconds is None else ["--cpu-seconds", str(lim.cpu_seconds)]
+    return [*cpu, "--memory-mb", str(lim.memory_mb or 0)]
 
 
 def check_seed(game: int) -> int:

@@ -39,10 +39,10 @@ class RateLimit:
 
     def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.per_minute, self.clock = per_minute, clock
-        self.events: dict[int, deque[float]] = defaultdict(deque)
+        self.events: dict[int | str, deque[float]] = defaultdict(deque)
         self.lock = threading.Lock()
 
-    def take(self, key: int) -> float:
+    def take(self, key: int | str) -> float:
         """0 when allowed (and counted), else the seconds to wait."""
         with self.lock:
             now = float(self.clock())

@@ -17,7 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.ladder import access
 from arena.ladder.accounts import Participant
-from arena.ladder.service import Server
+from arena.ladder.service import RateLimit, Server
 
 class ApiError(HTTPException):
     def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
@@ -182,6 +182,30 @@ async def _too_large(limit: int, send: Send) -> None:
 
 async def _no_receive() -> Message:
     return {"type": "http.disconnect"}
+
+
+PAGES_PER_MINUTE = 300  # page answers (re-simulated replays, bot pages) one client may ask for a minute
+
+
+class PageRateLimit:
+    """ASGI middleware: at most `per_minute` page requests a minute from one client address (the API's
+    public answers are cached per write, its writes limited per token; pages cost the server CPU)."""
+
+    def __init__(self, app: ASGIApp, per_minute: int = PAGES_PER_MINUTE) -> None:
+        self.app = app
+        self.rate = RateLimit(per_minute)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and not path.startswith("/api/") and path not in ("/events", "/leaderboard/table"):
+            client = scope.get("client")
+            wait = self.rate.take(str(client[0]) if client else "")
+            if wait:
+                response = JSONResponse({"error": f"too many pages from your address: try again in {wait:.0f} s",
+                                         "status": 429}, status_code=429, headers={"Retry-After": str(int(wait) + 1)})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class WarningHeader:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -119,6 +121,39 @@ def bot(request: Request) -> Response:
     return html_page(f"{pages_html.bot_label(details)}", _nav(request, session, "") + f"<main>{body}</main>")
 
 
+class GamePages:
+    """Finished games' pages, each rendered once per view of it (which seats' stderr it holds, whether it
+    shows the server's paths) and kept: a finished game never changes, and its page is a re-simulation
+    of its replay (tens of milliseconds of CPU). The page's nonce is a placeholder no bot can guess,
+    replaced by each answer's own."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self.pages: OrderedDict[tuple[int, frozenset[int], bool], str] = OrderedDict()
+        self.lock = threading.Lock()
+        self.placeholder = secrets.token_hex(16)
+        self.renders = 0
+
+    def get(self, key: tuple[int, frozenset[int], bool]) -> str | None:
+        with self.lock:
+            page = self.pages.get(key)
+            if page is not None:
+                self.pages.move_to_end(key)
+            return page
+
+    def put(self, key: tuple[int, frozenset[int], bool], page: str) -> None:
+        with self.lock:
+            self.renders += 1
+            self.pages[key] = page
+            while len(self.pages) > self.size:
+                self.pages.popitem(last=False)
+
+
+def game_pages(request: Request) -> GamePages:
+    pages: GamePages = request.app.state.game_pages
+    return pages
+
+
 async def game(request: Request) -> Response:
     """The replay in the report's viewer, every seat's view (the game is over), under the bots' ladder
     names; each seat's stderr lines and fault details only where the access rule allows."""
@@ -128,22 +163,24 @@ async def game(request: Request) -> Response:
     row = server.read.finished_game(game_id)
     if row is None or not row.replay or not Path(row.replay).is_file():
         raise ApiError(404, f"no finished game {game_id} with a replay")
-    seats = row.seats
-    try:
-        record = await run_in_threadpool(load_game_record, row.replay)
-    except ArenaError as exc:
-        raise ApiError(500, f"game {game_id}: its replay does not read: {clean(exc, 300)}") from None
     who = access_viewer(session)
-    refs = server.read.bot_refs(seats)
-    roles = [who.role(refs[b].owner if b in refs else None) for b in seats]
-    private = access.private_seats(roles)
-    data = named(viewer_data(record, Perspective(None), private.__contains__), seats, names(server.read))
-    folders = [refs[b].folder for b in seats if b in refs]
-    data = {k: access.hide_paths(v, folders, who.role(None)) for k, v in data.items()}  # the server's paths
-    title = f"game {game_id}"
+    refs = server.read.bot_refs(row.seats)
+    private = access.private_seats([who.role(refs[b].owner if b in refs else None) for b in row.seats])
+    folders = [refs[b].folder for b in row.seats if b in refs]
+    key = (game_id, private, access.may_see(who.role(None), Item.HOST_PATH))
+    cache = game_pages(request)
+    text = cache.get(key)
+    if text is None:
+        try:
+            record = await run_in_threadpool(load_game_record, row.replay)
+        except ArenaError as exc:
+            raise ApiError(500, f"game {game_id}: its replay does not read: {clean(exc, 300)}") from None
+        data = named(viewer_data(record, Perspective(None), private.__contains__), row.seats, names(server.read))
+        data = {k: access.hide_paths(v, folders, who.role(None)) for k, v in data.items()}  # the server's paths
+        text = viewer_page(data, f"game {game_id}", "/", "← leaderboard", cache.placeholder)
+        cache.put(key, text)
     nonce = secrets.token_urlsafe(16)
-    text = viewer_page(data, title, "/", "← leaderboard", nonce)
-    return HTMLResponse(text, headers=security_headers(nonce))
+    return HTMLResponse(text.replace(cache.placeholder, nonce), headers=security_headers(nonce))
 
 
 def named(data: dict[str, JSON], seats: list[int], bot_names: dict[int, str]) -> dict[str, JSON]:
