@@ -207,7 +207,11 @@ class Reads:
     # --- games ----------------------------------------------------------------------------------------
 
     def game_counts(self) -> dict[GameState, int]:
-        return {GameState(r["status"]): int(r["n"]) for r in self.db.all("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
+        """Games stored and in flight. Stored games are numbered 1, 2, ... in the order they were rated
+        (`seq`, unique and indexed), so their count is the last number: no scan of a long ladder."""
+        done = self.db.one("SELECT COALESCE(MAX(seq), 0) AS n FROM games")
+        pending = self.db.one("SELECT COUNT(*) AS n FROM games WHERE status = ?", GameState.PENDING)
+        return {GameState.DONE: int(done["n"]) if done else 0, GameState.PENDING: int(pending["n"]) if pending else 0}
 
     def finished_game(self, game: int) -> GameRow | None:
         row = self.db.one("SELECT * FROM games WHERE id = ? AND status = ?", game, GameState.DONE)

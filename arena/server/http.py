@@ -43,6 +43,7 @@ class Cache:
         self.size, self.generation = size, -1
         self.items: dict[tuple[Any, ...], bytes] = {}
         self.lock = threading.Lock()
+        self.making = threading.Lock()  # one answer made at a time (each is made once per write)
 
     def get(self, generation: int, key: tuple[Any, ...]) -> bytes | None:
         with self.lock:
@@ -56,15 +57,23 @@ class Cache:
             if generation == self.generation and len(self.items) < self.size:
                 self.items[key] = value
 
+    def make(self, generation: int, key: tuple[Any, ...], make: Callable[[], bytes]) -> bytes:
+        """The kept answer, or `make()`'s, made once: a write wakes every open page at once, and a
+        hundred of them asking together must not each rebuild the same answer."""
+        found = self.get(generation, key)
+        if found is not None:
+            return found
+        with self.making:
+            found = self.get(generation, key)
+            if found is None:
+                found = make()
+                self.put(generation, key, found)
+            return found
+
 
 def cached(request: Request, key: tuple[Any, ...], make: Callable[[], dict[str, Any]]) -> Response:
     """`make()`'s JSON answer, from the cache while nothing was written since it was made."""
-    generation = state(request).read.generation
-    store = answer_cache(request)
-    body = store.get(generation, key)
-    if body is None:
-        body = bytes(answer(request, make()).body)
-        store.put(generation, key, body)
+    body = answer_cache(request).make(state(request).read.generation, key, lambda: bytes(answer(request, make()).body))
     return Response(body, media_type="application/json")
 
 

@@ -52,13 +52,12 @@ def board_fragment(request: Request) -> tuple[str, int]:
     """The status line and the table (cached per write generation: read by every open page at once)."""
     server = state(request)
     generation = server.read.generation
-    store = answer_cache(request)
-    cached = store.get(generation, ("page-board",))
-    if cached is None:
+
+    def make() -> bytes:
         board = leaderboard_rows(server.read)["leaderboard"]
-        cached = (_status(request) + pages_html.leaderboard_table(board, generation)).encode()
-        store.put(generation, ("page-board",), cached)
-    return cached.decode(), generation
+        return (_status(request) + pages_html.leaderboard_table(board, generation)).encode()
+
+    return answer_cache(request).make(generation, ("page-board",), make).decode(), generation
 
 
 def _nav(request: Request, session: Viewer | None, current: str) -> str:

@@ -16,17 +16,18 @@ from tests.server.bots import ROOT, SAMPLES
 
 pytestmark = [pytest.mark.process, pytest.mark.sandbox]
 
-HUNGRY = """import mmap, os, random, sys
+HUNGRY = """import os, random, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import arenabot
 rng = random.Random(1)
 held = []
 def act(request):
-    if not held:  # 700 MB of address space (mapped, not touched: quick); the ladder allows 400 MB
-        held.append(mmap.mmap(-1, 700 * 1024 * 1024))
+    if len(held) < 7:  # 50 MB more at each of its first decisions, written (resident): 350 MB; the ladder allows 200
+        held.append(b"\\x01" * (50 * 1024 * 1024))
     return rng.choice(request["legal"])
 arenabot.run(act, name="hungry", version="1")
 """
+
 
 SLOW = """import os, random, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -47,7 +48,7 @@ def _check(tmp_path: Path, source: str) -> checker.Verdict:
     house = [{"name": "random", "command": f"python3 {SAMPLES / 'python/random_bot.py'} 3"}]
     config = parse({"name": "limits", "game": "kododo", "players": 2, "root": str(ROOT), "data": str(tmp_path / "data"),
                     "time_control": {"decision_ms": 1000, "bank_ms": 600, "startup_ms": 10000},
-                    "limits": {"memory_mb": 400}, "ladder": {"check_games": 1}, "house_bots": house}, tmp_path / "ladder.yaml")
+                    "limits": {"memory_mb": 200}, "ladder": {"check_games": 1}, "house_bots": house}, tmp_path / "ladder.yaml")
     return checker.check_submission(config, ("python3", str(folder / "bot.py")), str(folder), sandbox=True)
 
 
