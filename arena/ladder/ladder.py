@@ -28,7 +28,7 @@ from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database
 from arena.ladder.matchmaker import Candidate, next_tables
 from arena.server.signing import sign_replay
-from arena.rng import new_secret
+from arena.rng import new_secret, random_seed
 from arena.textsafe import clean
 from arena.tournament.config.entrants import EntrantConfig
 from arena.tournament.config.tournament import LIMITS_KEYS, TournamentConfig, parse
@@ -43,7 +43,10 @@ from arena.ladder.states import BotState
 
 
 def _entrant(bot: Any, i: int) -> dict[str, Any]:
-    return {"name": f"bot{bot['id']}" + (f"-pad{i}" if i else ""), "command": loads(bot["command"]), "cwd": bot["folder"]}
+    # ARENA_SEED as in a check game (`arena play` gives one): 63 random bits, so its presence or its value
+    # tells no bot whether it is being checked or playing the ladder
+    return {"name": f"bot{bot['id']}" + (f"-pad{i}" if i else ""), "command": loads(bot["command"]), "cwd": bot["folder"],
+            "env": {"ARENA_SEED": str(random_seed())}}
 
 
 def tournament_config(config: ServerConfig, bots: list[Any], sandbox: bool) -> TournamentConfig:
