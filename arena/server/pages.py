@@ -38,6 +38,7 @@ from arena.web.replay_source import load_game_record
 from arena.web.viewer import viewer_page
 
 EVENT_POLL_S = 0.2
+UPDATE_EVERY_S = 1.0
 KEEPALIVE_S = 15.0
 
 
@@ -80,22 +81,25 @@ def board_table(request: Request) -> Response:
 
 
 async def events(request: Request) -> Response:
-    """Server-sent events: `update` with the store's write generation, whenever it changes."""
+    """Server-sent events: `update` with the store's write generation when it changed, at most one every
+    UPDATE_EVERY_S (the ladder writes several times a second; each update makes every open page fetch
+    the table again, so a hundred open pages cost a hundred fetches per update)."""
     server = state(request)
 
     async def stream() -> AsyncIterator[str]:
         yield "retry: 2000\n\n"
-        last, quiet = -1, 0.0
+        last, quiet, since = -1, 0.0, UPDATE_EVERY_S
         while not server.ladder.stopping.is_set():
             generation = server.read.generation
-            if generation != last:
-                last, quiet = generation, 0.0
+            if generation != last and since >= UPDATE_EVERY_S:
+                last, quiet, since = generation, 0.0, 0.0
                 yield f"event: update\ndata: {generation}\n\n"
             elif quiet >= KEEPALIVE_S:
                 quiet = 0.0
                 yield ": keep-alive\n\n"
             await asyncio.sleep(EVENT_POLL_S)
             quiet += EVENT_POLL_S
+            since += EVENT_POLL_S
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
