@@ -52,6 +52,7 @@ class Run:
         self.refused_at_door = 0
         self.updates = 0
         self.errors: list[str] = []
+        self.server_share = 0.0  # the server process's own CPU time over the run's wall time (cores)
 
     async def viewer(self, http: httpx.AsyncClient) -> None:
         try:
@@ -126,7 +127,9 @@ def measure(games: int, seconds: float, viewers: int, uploaders: int) -> tuple[R
         served = Served(folder)  # its pages allow 300 a minute per address; every simulated client here is 127.0.0.1
         try:
             time.sleep(3)
+            cpu0, wall0 = served.own_cpu(), time.monotonic()
             run, mine = asyncio.run(crowd(served.url, seconds, viewers, uploaders))
+            run.server_share = (served.own_cpu() - cpu0) / (time.monotonic() - wall0)
         finally:
             served.stop()
         lost = accepted = 0
@@ -171,6 +174,8 @@ def main() -> None:
     verdict_rows += ["", f"{accepted} uploads accepted, {run.refused_at_door} refused at the door (rate limit), "
                      f"{len(verdicts)} judged within the run and {waiting} still waiting for the checker at its end; "
                      f"{run.updates} table fetches on updates; errors: {len(run.errors)} {sorted(set(run.errors))[:5]}. "
+                     f"The server process itself used {run.server_share:.2f} of a core (its API, pages, matchmaking, "
+                     "signing, SQLite; the checker's and the ladder's bots run in other processes). "
                      f"Load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared machine)."]
     command = (f"python -m bench.bench_load --games {args.games} --seconds {args.seconds:g} --viewers {args.viewers} "
                f"--uploaders {args.uploaders} --write")
