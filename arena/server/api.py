@@ -59,14 +59,14 @@ def public_key(request: Request) -> Response:
     return PlainTextResponse(state(request).public_key)
 
 
-def leaderboard(request: Request) -> Response:
+async def leaderboard(request: Request) -> Response:
     """Active bots by conservative rating (mu - 3 sigma).
     ---
     parameters: [{name: all, in: query, description: "1: every version, not only active ones", schema: {type: integer}}]
     responses: {200: {description: the leaderboard}}
     """
     every = request.query_params.get("all") == "1"
-    return cached(request, ("leaderboard", every), lambda: leaderboard_rows(state(request).read, every))
+    return await cached(request, ("leaderboard", every), lambda: leaderboard_rows(state(request).read, every))
 
 
 FORM_GAMES = 5
@@ -95,7 +95,7 @@ def _faults(faults: list[dict[str, JSON]], seats: list[int], roles: dict[int, Ro
     return out
 
 
-def bot_page(request: Request) -> Response:
+async def bot_page(request: Request) -> Response:
     """One bot version: rating, its participant's versions, recent games, rating history, faults.
     Fault details and stderr tails only for its owner (with the owner's token) and the organiser.
     ---
@@ -105,8 +105,8 @@ def bot_page(request: Request) -> Response:
     limit = int_param(request, "games", 20, 1, 200)
     read = state(request).read
     if "authorization" not in request.headers:
-        return cached(request, ("bot", bot, limit), lambda: bot_details(read, bot, limit, access.ANONYMOUS))
-    return answer(request, bot_details(read, bot, limit, api_viewer(request)))
+        return await cached(request, ("bot", bot, limit), lambda: bot_details(read, bot, limit, access.ANONYMOUS))
+    return answer(request, await run_in_threadpool(lambda: bot_details(read, bot, limit, api_viewer(request))))
 
 
 def bot_details(read: Reads, bot_id: int, limit: int, viewer: access.Viewer) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -71,9 +72,20 @@ class Cache:
             return found
 
 
-def cached(request: Request, key: tuple[Any, ...], make: Callable[[], dict[str, Any]]) -> Response:
+async def kept(request: Request, key: tuple[Any, ...], make: Callable[[], bytes]) -> bytes:
+    """The answer kept for `key` since the last write, on the event loop itself (no worker thread for a
+    read of memory: a write wakes every open page at once); `make()`, in a worker thread, when none is."""
+    generation = state(request).read.generation
+    store = answer_cache(request)
+    found = store.get(generation, key)
+    if found is None:
+        found = await run_in_threadpool(store.make, generation, key, make)
+    return found
+
+
+async def cached(request: Request, key: tuple[Any, ...], make: Callable[[], dict[str, Any]]) -> Response:
     """`make()`'s JSON answer, from the cache while nothing was written since it was made."""
-    body = answer_cache(request).make(state(request).read.generation, key, lambda: bytes(answer(request, make()).body))
+    body = await kept(request, key, lambda: bytes(answer(request, make()).body))
     return Response(body, media_type="application/json")
 
 

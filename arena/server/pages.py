@@ -30,8 +30,8 @@ from arena.ladder.queries import Reads
 from arena.ladder.states import GameState
 from arena.server import pages_html
 from arena.server.api import bot_details, leaderboard_rows
-from arena.server.http import ApiError, answer_cache, path_id, state
-from arena.server.web_session import Viewer, access_viewer, html_page, security_headers, viewer
+from arena.server.http import ApiError, kept, path_id, state
+from arena.server.web_session import COOKIE, Viewer, access_viewer, html_page, security_headers, viewer
 from arena.textsafe import NAME_CHARS, clean
 from arena.web.frames import Perspective, viewer_data
 from arena.web.replay_source import load_game_record
@@ -49,7 +49,7 @@ def _status(request: Request) -> str:
     return f'<p class="status" id="ladder-status">{played} games played · the ladder is {ladder}</p>'
 
 
-def board_fragment(request: Request) -> tuple[str, int]:
+async def board_fragment(request: Request) -> tuple[str, int]:
     """The status line and the table (cached per write generation: read by every open page at once)."""
     server = state(request)
     generation = server.read.generation
@@ -58,16 +58,16 @@ def board_fragment(request: Request) -> tuple[str, int]:
         board = leaderboard_rows(server.read)["leaderboard"]
         return (_status(request) + pages_html.leaderboard_table(board, generation)).encode()
 
-    return answer_cache(request).make(generation, ("page-board",), make).decode(), generation
+    return (await kept(request, ("page-board",), make)).decode(), generation
 
 
 def _nav(request: Request, session: Viewer | None, current: str) -> str:
     return pages_html.nav(session.name if session else "", bool(session and session.admin), current)
 
 
-def leaderboard(request: Request) -> Response:
-    session = viewer(request)
-    fragment, _ = board_fragment(request)
+async def leaderboard(request: Request) -> Response:
+    session = await run_in_threadpool(viewer, request) if COOKIE in request.cookies else None
+    fragment, _ = await board_fragment(request)
     name = pages_html.esc(state(request).config.name)
     body = (_nav(request, session, "/") + f'<main><h1>{name}: leaderboard</h1>'
             '<p id="live" class="note" aria-live="polite">live: updates as games finish</p>'
@@ -75,8 +75,8 @@ def leaderboard(request: Request) -> Response:
     return html_page(f"{state(request).config.name}: leaderboard", body)
 
 
-def board_table(request: Request) -> Response:
-    fragment, generation = board_fragment(request)
+async def board_table(request: Request) -> Response:
+    fragment, generation = await board_fragment(request)
     return HTMLResponse(fragment, headers={"Cache-Control": "no-store", "X-Arena-Generation": str(generation)})
 
 
