@@ -108,10 +108,14 @@ async def crowd(url: str, seconds: float, viewers: int, uploaders: int) -> tuple
             r = await http.post("/api/v1/admin/participants", json={"name": f"load{i}"}, headers=admin)
             tokens.append(str(r.json()["token"]))
     run = Run(url, seconds)
-    limits = httpx.Limits(max_connections=viewers + uploaders + 4, max_keepalive_connections=viewers + uploaders + 4)
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:
+    # A connection for each viewer's event stream and one for its fetches, as a browser keeps several per
+    # site; the probe has a client of its own, so that it never queues behind the crowd in this process.
+    crowd_size = 2 * viewers + uploaders + 8
+    limits = httpx.Limits(max_connections=crowd_size, max_keepalive_connections=crowd_size)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http, \
+            httpx.AsyncClient(base_url=url, timeout=60) as probe:
         await asyncio.gather(*(run.viewer(http) for _ in range(viewers)),
-                             *(run.uploader(http, t, n) for n, t in enumerate(tokens)), run.probe(http))
+                             *(run.uploader(http, t, n) for n, t in enumerate(tokens)), run.probe(probe))
         mine = {}
         for token in tokens:
             r = await http.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"})
