@@ -179,7 +179,9 @@ def main() -> None:
                      f"{len(verdicts)} judged within the run and {waiting} still waiting for the checker at its end; "
                      f"{run.updates} table fetches on updates; errors: {len(run.errors)} {sorted(set(run.errors))[:5]}. "
                      f"The server process itself used {run.server_share:.2f} of a core (its API, pages, matchmaking, "
-                     "signing, SQLite; the checker's and the ladder's bots run in other processes). "
+                     "signing, SQLite; the checker's and the ladder's bots run in other processes), while every "
+                     "simulated client runs in this one Python process: on a loaded machine the times above are "
+                     "mostly the clients' own wait for a CPU. "
                      f"Load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared machine)."]
     command = (f"python -m bench.bench_load --games {args.games} --seconds {args.seconds:g} --viewers {args.viewers} "
                f"--uploaders {args.uploaders} --write")
