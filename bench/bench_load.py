@@ -180,8 +180,8 @@ def main() -> None:
                      f"{run.updates} table fetches on updates; errors: {len(run.errors)} {sorted(set(run.errors))[:5]}. "
                      f"The server process itself used {run.server_share:.2f} of a core (its API, pages, matchmaking, "
                      "signing, SQLite; the checker's and the ladder's bots run in other processes), while every "
-                     "simulated client runs in this one Python process: on a loaded machine the times above are "
-                     "mostly the clients' own wait for a CPU. "
+                     "simulated client runs in this one Python process on the same loaded machine: the times above "
+                     "include the clients' own wait for a CPU (not measured apart). "
                      f"Load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared machine)."]
     command = (f"python -m bench.bench_load --games {args.games} --seconds {args.seconds:g} --viewers {args.viewers} "
                f"--uploaders {args.uploaders} --write")
