@@ -134,6 +134,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "server": ("The competition server (arena serve)", ["bench.bench_server", "--seconds", "60", "--requests", "4000", "--write"]),
     "pages": ("The ladder's pages in Chromium (arena serve)", ["bench.bench_pages", "--write"]),
     "chaos": ("Chaos: kill -9 of a busy arena serve (issue 36)", ["bench.bench_chaos", "--kills", "50", "--write"]),
+    "server-load": ("Server under a crowd: SSE viewers, uploads, 100,000 games", ["bench.bench_load", "--write"]),
 }
 # Sections that are records, not benchmarks: each compares against something no command on this tree can
 # rerun (the build before a change, a fresh machine's CI run), so `python -m bench` keeps them as they are.

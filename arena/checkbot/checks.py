@@ -47,6 +47,7 @@ class CheckResult:
     status: Status
     summary: str
     evidence: tuple[str, ...] = ()
+    timing: bool = False  # a failure a clock decided (a time-out, an allowance exceeded): a busy machine may cause it
 
     @property
     def passed(self) -> bool:
@@ -69,7 +70,7 @@ def check_handshake(evidence: Evidence) -> CheckResult:
     said = f"hello from {hs.name!r} version {hs.version!r} after {hs.elapsed_ms:.0f} ms"
     if hs.elapsed_ms > allowance:
         return CheckResult("handshake", Status.FAIL, f"{said}: over the start-up allowance of {allowance} ms",
-                           ("the referee would not start this bot; load less before the hello, or raise startup_ms",))
+                           ("the referee would not start this bot; load less before the hello, or raise startup_ms",), timing=True)
     return CheckResult("handshake", Status.PASS, f"{said} (allowance {allowance} ms)")
 
 
@@ -216,7 +217,7 @@ def check_shutdown(evidence: Evidence) -> CheckResult:
         return CheckResult("shutdown", verdict, f"exited {result.after_eof_ms:.0f} ms after its stdin closed{status}",
                            (f"it ignored the shutdown message for {grace} ms; fine, as arena also closes stdin",))
     return CheckResult("shutdown", Status.FAIL, f"still running {grace} ms after shutdown, and {grace} ms after its "
-                       "stdin was closed", ("the referee would kill it and record a no_exit fault",))
+                       "stdin was closed", ("the referee would kill it and record a no_exit fault",), timing=True)
 
 
 def check_stdout(evidence: Evidence) -> CheckResult:
@@ -254,10 +255,11 @@ def check_latency(evidence: Evidence) -> CheckResult:
     figures = (f"median {fmt_ms(statistics.median(times))}, p99 {fmt_ms(percentile(times, 99))}, "
                f"max {fmt_ms(max(times))} over {len(times)} answers" if times else "no answer")
     if timeouts:
-        return CheckResult("latency", Status.FAIL, f"{len(timeouts)} time-out(s) (limit {limit} ms); {figures}",
-                           tuple(timeouts[:5]))
+        answered = f"the answers that came in time, request sent to answer read: {figures}" if times else "no answer in time"
+        return CheckResult("latency", Status.FAIL, f"{len(timeouts)} time-out(s): no answer within {limit} ms; {answered}",
+                           tuple(timeouts[:5]), timing=True)
     if max(times) > limit:
-        return CheckResult("latency", Status.FAIL, f"{figures}: over the {limit} ms limit")
+        return CheckResult("latency", Status.FAIL, f"{figures}: over the {limit} ms limit", timing=True)
     if percentile(times, 99) > limit / 2:
         return CheckResult("latency", Status.WARN, f"{figures}: p99 over half the {limit} ms limit")
     return CheckResult("latency", Status.PASS, f"{figures} (limit {limit} ms)")
@@ -316,9 +318,11 @@ def judge(first: list[CheckResult], first_load: Load, second: list[CheckResult] 
     """The verdicts of a run, or of a run and its repeat where the first was doubtful (`doubtful`).
 
     Repeated: a check that failed in only one of the two runs (while the machine was busy) takes the
-    other run's verdict, saying so; one that failed both times fails, and where the machine was busy
-    both times the report says it was too busy to judge (the failure may be the machine's): a bot that
-    fails every time is never passed for it. Checks that failed in neither run show the second run.
+    other run's verdict, saying so; one that failed both times fails, and where a clock decided it and
+    the machine was busy both times the report says it was too busy to judge (the failure may be the
+    machine's): a bot that fails every time is never passed for it. A failure no clock decided (a crash,
+    an import error before the hello, a malformed answer) is the bot's whatever the load, and says so.
+    Checks that failed in neither run show the second run.
     """
     if second is None or second_load is None:
         return first
@@ -326,7 +330,7 @@ def judge(first: list[CheckResult], first_load: Load, second: list[CheckResult] 
     for one, two in zip(first, second):
         failed_one, failed_two = one.status is Status.FAIL, two.status is Status.FAIL
         if failed_one and failed_two:
-            if second_load.busy:
+            if second_load.busy and two.timing:
                 note = (f"the machine was too busy to judge: failed twice, with {first_load.describe()}, then "
                         f"{second_load.describe()}; run check-bot again when the machine is quieter")
                 out.append(replace(two, summary=f"{two.summary} (the machine was too busy to judge)", evidence=(note, *two.evidence)))
@@ -342,5 +346,5 @@ def judge(first: list[CheckResult], first_load: Load, second: list[CheckResult] 
 
 
 def doubtful(results: list[CheckResult], load: Load) -> bool:
-    """Whether a run's verdict needs a repeat: something failed while the machine was too busy to judge."""
-    return load.busy and any(r.status is Status.FAIL for r in results)
+    """Whether a run's verdict needs a repeat: a clock decided a failure while the machine was busy."""
+    return load.busy and any(r.status is Status.FAIL and r.timing for r in results)

@@ -213,8 +213,10 @@ class GameDriver:
             line = session.next_line(deadline)
             if line.timeout:
                 self.ids.expired.add(ask.rid)
+                tail = session.stderr_tail()  # what the bot was saying when its time ran out
+                said = f"; its stderr then ended with: {' | '.join(tail[-3:])}" if tail else "; nothing on its stderr by then"
                 record.timeouts.append(f"{record.where()}: no answer to request {ask.rid} ({ask.kind} decision, "
-                                       f"step {ask.step}) within {self.decision_ms} ms")
+                                       f"step {ask.step}) within {self.decision_ms} ms{said}")
                 if len(record.timeouts) >= MAX_TIMEOUTS:
                     record.failure = f"{record.timeouts[0]}; given up after {MAX_TIMEOUTS} missed answers"
                 return _NO_ACTION

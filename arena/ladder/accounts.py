@@ -18,6 +18,7 @@ from arena.errors import ServerError
 from arena.jsonvalue import dumps
 from arena.ladder.db import Database, now
 from arena.ladder.results import MODEL
+from arena.ladder.states import BotState
 
 
 @dataclass(frozen=True)
@@ -67,25 +68,27 @@ def activate_bot(db: Database, participant: int, submission: int | None, name: s
                  command: tuple[str, ...], folder: str) -> int:
     """The participant's new active bot; its previous active version is retired."""
     with db.write() as conn:
-        conn.execute("UPDATE bots SET status = 'retired', reason = 'replaced by a newer version' "
-                     "WHERE participant_id = ? AND status = 'active'", (participant,))
+        conn.execute("UPDATE bots SET status = ?, reason = 'replaced by a newer version' "
+                     "WHERE participant_id = ? AND status = ?", (BotState.RETIRED, participant, BotState.ACTIVE))
         cur = conn.execute(
             "INSERT INTO bots(participant_id, submission_id, name, version, command, folder, status, created, mu, sigma) "
-            "VALUES(?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)",
-            (participant, submission, name, version, dumps(list(command)).decode(), folder, now(), MODEL.mu, MODEL.sigma))
+            "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (participant, submission, name, version, dumps(list(command)).decode(), folder, BotState.ACTIVE, now(), MODEL.mu,
+             MODEL.sigma))
         return int(cur.lastrowid or 0)
 
 
-def set_bot_status(db: Database, bot: int, status: str, reason: str) -> bool:
+def set_bot_status(db: Database, bot: int, status: BotState, reason: str) -> bool:
     """Admin: disable a bot (or make a disabled or suspended one active again)."""
     with db.write() as conn:
         row = conn.execute("SELECT participant_id, status FROM bots WHERE id = ?", (bot,)).fetchone()
         if row is None:
             return False
-        if status == "active":
-            conn.execute("UPDATE bots SET status = 'retired', reason = 'replaced by a re-enabled version' "
-                         "WHERE participant_id = ? AND status = 'active' AND id != ?", (row["participant_id"], bot))
-            conn.execute("UPDATE bots SET status = 'active', reason = '', fault_streak = 0 WHERE id = ?", (bot,))
+        if status is BotState.ACTIVE:
+            conn.execute("UPDATE bots SET status = ?, reason = 'replaced by a re-enabled version' "
+                         "WHERE participant_id = ? AND status = ? AND id != ?",
+                         (BotState.RETIRED, row["participant_id"], BotState.ACTIVE, bot))
+            conn.execute("UPDATE bots SET status = ?, reason = '', fault_streak = 0 WHERE id = ?", (BotState.ACTIVE, bot))
         else:
             conn.execute("UPDATE bots SET status = ?, reason = ? WHERE id = ?", (status, reason, bot))
     return True

@@ -26,6 +26,7 @@ from arena.ladder.db import Database, now
 from arena.ladder.storage import remove_tree
 from arena.ladder.supervisor import Part
 from arena.textsafe import clean
+from arena.ladder.states import SubmissionState
 
 CHECK_TIMEOUT_S = 240.0
 GAME_TIMEOUT_S = 120.0
@@ -69,7 +70,7 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
     tc = config.time_control
     box = [] if sandbox else ["--no-sandbox"]
     argv = ARENA + ["check-bot", config.game, "--quick", "--decision-ms", str(tc.decision_ms), "--startup-ms",
-                    str(tc.startup_ms), *box, "--", *command]
+                    str(tc.startup_ms), *limit_args(config), *box, "--", *command]
     code, out, err = _run(argv, folder, CHECK_TIMEOUT_S, beat)
     report = f"$ arena check-bot {config.game} --quick ...\n{out}{err}"
     if code != 0:
@@ -83,7 +84,7 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
         bots = others[:seat] + [shlex.join(command)] + others[seat:]
         opts = [x for k, v in config.options.items() for x in ("--option", f"{k}={_option(v)}")]
         argv = ARENA + ["play", config.game, *[x for b in bots for x in ("--bot", b)], "--seed", str(check_seed(g)), "--json",
-                        "--decision-ms", str(tc.decision_ms), "--startup-ms", str(tc.startup_ms), *opts, *box]
+                        *clock_args(config), *limit_args(config), *opts, *box]
         code, out, err = _run(argv, folder, GAME_TIMEOUT_S, beat)
         report += f"\n$ arena play {config.game} (check game {g + 1}, your bot in seat {seat})\n"
         try:
@@ -104,6 +105,22 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
             return Verdict(False, f"check game {g + 1} against the house bots: fault {first.get('kind')}: "
                                   f"{clean(first.get('detail'), 300)}", clean(report, REPORT_CHARS, keep_newlines=True))
     return Verdict(True, "check-bot and the games against the house bots", clean(report, REPORT_CHARS, keep_newlines=True))
+
+
+def clock_args(config: ServerConfig) -> list[str]:
+    """The ladder's whole time control as `arena play` options: decision, bank, increment, start-up, game."""
+    tc = config.time_control
+    bank = [] if tc.bank_ms is None else ["--bank-ms", str(tc.bank_ms)]
+    return ["--decision-ms", str(tc.decision_ms), *bank, "--increment-ms", str(tc.increment_ms),
+            "--startup-ms", str(tc.startup_ms), "--game-ms", str(tc.game_ms or 0)]
+
+
+def limit_args(config: ServerConfig) -> list[str]:
+    """The ladder's resource limits of a bot process (memory, CPU), as check-bot's and `arena play`'s options:
+    a bot is checked under the limits it will play under."""
+    lim = config.limits
+    cpu = [] if lim.cpu_seconds is None else ["--cpu-seconds", str(lim.cpu_seconds)]
+    return [*cpu, "--memory-mb", str(lim.memory_mb or 0)]
 
 
 def check_seed(game: int) -> int:
@@ -132,13 +149,13 @@ class Checker:
     def recover(self) -> None:
         """A check cut short by a stop or a crash runs again."""
         with self.db.write() as conn:
-            conn.execute("UPDATE submissions SET status = 'received' WHERE status = 'checking'")
+            conn.execute("UPDATE submissions SET status = ? WHERE status = ?", (SubmissionState.RECEIVED, SubmissionState.CHECKING))
 
     def run(self, part: Part) -> None:
         self.recover()
         while not part.stopping.is_set():
             part.beat()
-            row = self.db.one("SELECT * FROM submissions WHERE status = 'received' ORDER BY id LIMIT 1")
+            row = self.db.one("SELECT * FROM submissions WHERE status = ? ORDER BY id LIMIT 1", SubmissionState.RECEIVED)
             if row is None:
                 self.wake.wait(1.0)
                 self.wake.clear()
@@ -148,7 +165,7 @@ class Checker:
     def check_one(self, row: Any, beat: Callable[[], None] = _quiet) -> None:
         sub = int(row["id"])
         with self.db.write() as conn:
-            conn.execute("UPDATE submissions SET status = 'checking' WHERE id = ?", (sub,))
+            conn.execute("UPDATE submissions SET status = ? WHERE id = ?", (SubmissionState.CHECKING, sub))
         try:
             meta: Any = loads(row["manifest"])
             command = tuple(meta.get("command", ()))
@@ -164,7 +181,7 @@ class Checker:
             bot = activate_bot(self.db, int(row["participant_id"]), sub, meta["name"], meta["version"], command, row["folder"])
         with self.db.write() as conn:
             conn.execute("UPDATE submissions SET status = ?, reason = ?, report = ?, bot_id = ?, finished = ? WHERE id = ?",
-                         ("passed" if verdict.passed else "refused", verdict.reason, verdict.report, bot, now(), sub))
+                         (SubmissionState.PASSED if verdict.passed else SubmissionState.REFUSED, verdict.reason, verdict.report, bot, now(), sub))
         self.checked += 1
         if bot is not None:
             self.on_pass(bot)

@@ -29,7 +29,7 @@ from arena.ladder.db import Database
 from arena.ladder.matchmaker import Candidate, next_tables
 from arena.server.signing import sign_replay
 from arena.ladder.supervisor import Part
-from arena.rng import new_secret
+from arena.rng import new_secret, random_seed
 from arena.textsafe import clean
 from arena.tournament.config.entrants import EntrantConfig
 from arena.tournament.config.tournament import LIMITS_KEYS, TournamentConfig, parse
@@ -40,10 +40,14 @@ from arena.tournament.run.local_pool import LocalPool
 from arena.stats.ratings import FastRater
 from arena.core.result import Played
 from arena.core.scheduled import ScheduledGame
+from arena.ladder.states import BotState
 
 
 def _entrant(bot: Any, i: int) -> dict[str, Any]:
-    return {"name": f"bot{bot['id']}" + (f"-pad{i}" if i else ""), "command": loads(bot["command"]), "cwd": bot["folder"]}
+    # ARENA_SEED as in a check game (`arena play` gives one): 63 random bits, so its presence or its value
+    # tells no bot whether it is being checked or playing the ladder
+    return {"name": f"bot{bot['id']}" + (f"-pad{i}" if i else ""), "command": loads(bot["command"]), "cwd": bot["folder"],
+            "env": {"ARENA_SEED": str(random_seed())}}
 
 
 def tournament_config(config: ServerConfig, bots: list[Any], sandbox: bool) -> TournamentConfig:
@@ -148,7 +152,7 @@ class Ladder:
                 self.queued.clear()
 
     def _active(self) -> list[Any]:
-        return self.db.all("SELECT id, mu, sigma, games, command, folder FROM bots WHERE status = 'active' ORDER BY id")
+        return self.db.all("SELECT id, mu, sigma, games, command, folder FROM bots WHERE status = ? ORDER BY id", BotState.ACTIVE)
 
     def _loop(self, part: Part) -> None:
         while not self.stopping.is_set():

@@ -16,6 +16,7 @@ from arena.core.result import Played
 from arena.jsonvalue import JSON, dumps, loads
 from arena.ladder.db import Database, now
 from arena.stats.ratings import FastRater, RatingModel, RatingOverflow
+from arena.ladder.states import BotState, GameState
 
 MODEL = RatingModel()
 
@@ -43,24 +44,24 @@ def public_path(replay: Path) -> Path:
 def reserve(db: Database, seats: tuple[int, ...], seed: int) -> int:
     """A pending game row; its id names the game (and its replay) from now on."""
     with db.write() as conn:
-        cur = conn.execute("INSERT INTO games(status, seats, seed, created) VALUES('pending', ?, ?, ?)",
-                           (dumps(list(seats)).decode(), seed, now()))
+        cur = conn.execute("INSERT INTO games(status, seats, seed, created) VALUES(?, ?, ?, ?)",
+                           (GameState.PENDING, dumps(list(seats)).decode(), seed, now()))
         return int(cur.lastrowid or 0)
 
 
 def discard(db: Database, game_id: int) -> None:
     with db.write() as conn:
-        conn.execute("DELETE FROM games WHERE id = ? AND status = 'pending'", (game_id,))
+        conn.execute("DELETE FROM games WHERE id = ? AND status = ?", (game_id, GameState.PENDING))
 
 
 def discard_pending(db: Database, replays: Path) -> int:
     """At start: games in flight when the server stopped are dropped with any partial replay."""
-    rows = db.all("SELECT id FROM games WHERE status = 'pending'")
+    rows = db.all("SELECT id FROM games WHERE status = ?", GameState.PENDING)
     for row in rows:
         for path in replays.glob(f"{int(row['id']):06d}-*"):
             path.unlink(missing_ok=True)
     with db.write() as conn:
-        conn.execute("DELETE FROM games WHERE status = 'pending'")
+        conn.execute("DELETE FROM games WHERE status = ?", (GameState.PENDING,))
     return len(rows)
 
 
@@ -70,7 +71,7 @@ def commit(db: Database, done: Finished, fault_limit: int, rater: FastRater) -> 
     played = done.played
     with db.write() as conn:
         row = conn.execute("SELECT seats, status FROM games WHERE id = ?", (done.game_id,)).fetchone()
-        if row is None or row["status"] != "pending":
+        if row is None or row["status"] != GameState.PENDING:
             return []  # discarded, or already stored: never twice
         seats: list[int] = loads(row["seats"])
         bots = {r["id"]: r for r in conn.execute(
@@ -83,9 +84,9 @@ def commit(db: Database, done: Finished, fault_limit: int, rater: FastRater) -> 
         seq = int(conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM games").fetchone()[0])
         result = {"points": list(played.points), "ranks": list(played.ranks), "game_ranks": list(played.game_ranks),
                   "fault_counts": list(played.fault_counts), "decisions": played.decisions, "duration_s": played.duration_s}
-        conn.execute("UPDATE games SET status = 'done', seq = ?, finished = ?, result = ?, faults = ?, replay = ?, "
+        conn.execute("UPDATE games SET status = ?, seq = ?, finished = ?, result = ?, faults = ?, replay = ?, "
                      "sha256 = ?, signature = ? WHERE id = ?",
-                     (seq, now(), dumps(result).decode(), dumps([f.to_json() for f in played.faults]).decode(), done.replay, done.sha256,
+                     (GameState.DONE, seq, now(), dumps(result).decode(), dumps([f.to_json() for f in played.faults]).decode(), done.replay, done.sha256,
                       done.signature, done.game_id))
         winners = sum(1 for r in played.ranks if r == 1)
         for s, bot in enumerate(seats):
@@ -98,11 +99,11 @@ def commit(db: Database, done: Finished, fault_limit: int, rater: FastRater) -> 
                          "rank_sum = rank_sum + ?, faults = faults + ?, fault_streak = ? WHERE id = ?",
                          (mu, sigma, (1.0 / winners) if played.ranks[s] == 1 else 0.0, played.points[s], played.ranks[s],
                           played.fault_counts[s], streak, bot))
-            if faulty and streak >= fault_limit and bots[bot]["status"] == "active":
+            if faulty and streak >= fault_limit and bots[bot]["status"] == BotState.ACTIVE:
                 kinds = ", ".join(sorted({f.kind.value for f in played.faults if f.seat == s}))
                 reason = (f"suspended after {streak} games in a row with faults; the last, game {done.game_id}: {kinds} "
                           "(its faults and stderr are on your bot's page; submit a fixed version)")
-                conn.execute("UPDATE bots SET status = 'suspended', reason = ? WHERE id = ?", (reason, bot))
+                conn.execute("UPDATE bots SET status = ?, reason = ? WHERE id = ?", (BotState.SUSPENDED, reason, bot))
                 suspended.append(bot)
     return suspended
 
@@ -111,7 +112,7 @@ def recompute(db: Database) -> dict[int, tuple[float, float, int]]:
     """Every bot's (mu, sigma, games) rated afresh from the stored games in their order."""
     rater = FastRater(MODEL)
     ratings: dict[int, tuple[float, float, int]] = {int(r["id"]): (MODEL.mu, MODEL.sigma, 0) for r in db.all("SELECT id FROM bots")}
-    for row in db.all("SELECT seats, result FROM games WHERE status = 'done' ORDER BY seq"):
+    for row in db.all("SELECT seats, result FROM games WHERE status = ? ORDER BY seq", GameState.DONE):
         seats: list[int] = loads(row["seats"])
         result: Any = loads(row["result"])
         priors = [ratings[b][:2] for b in seats]

@@ -14,27 +14,58 @@ import contextlib
 import hmac
 import sqlite3
 import secrets
+import threading
+import time
+from collections import defaultdict, deque
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 from arena.tournament.config.cluster import ClusterSpec
 from arena.errors import ServerError, StorageFull, StoreInUse, SubmissionRefused
 from arena.jsonvalue import dumps
 from arena.results.lock import StoreLock, lock_path
-from arena.ladder.accounts import activate_bot, create_participant, participant_by_name
+from arena.ladder.accounts import Participant, activate_bot, create_participant, participant_by_name, participant_by_token, set_bot_status
 from arena.ladder.archive import read_manifest
 from arena.ladder.checker import Checker
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database, now
-from arena.server.http import NO_SANDBOX_WARNING, Cache, RateLimit
 from arena.ladder.ladder import Ladder
+from arena.ladder.queries import Reads
+from arena.ladder.states import BotState, SubmissionState
 from arena.server.signing import load_or_create_key, public_pem
 from arena.ladder.storage import check_room, remove_tree
 from arena.ladder.supervisor import Supervisor
 from arena.ladder.unpacker import unpack_isolated
 
 
+NO_SANDBOX_WARNING = "this server runs bots WITHOUT the sandbox (--no-sandbox): only for bots its organiser trusts"
+
+
+class RateLimit:
+    """At most `per_minute` events per key in any 60 s window."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute, self.clock = per_minute, clock
+        self.events: dict[int | str, deque[float]] = defaultdict(deque)
+        self.lock = threading.Lock()
+
+    def take(self, key: int | str) -> float:
+        """0 when allowed (and counted), else the seconds to wait."""
+        with self.lock:
+            now = float(self.clock())
+            window = self.events[key]
+            while window and window[0] <= now - 60.0:
+                window.popleft()
+            if len(window) >= self.per_minute:
+                return 60.0 - (now - window[0])
+            window.append(now)
+            return 0.0
+
+
 class Server:
+    """The ladder's facade: what the HTTP edge may ask of the competition (its reads through `read`,
+    typed rows), and each action an organiser or participant takes, written once for the API and the pages."""
+
     def __init__(self, config: ServerConfig, sandbox: bool, cluster: ClusterSpec | None = None) -> None:
         self.config = config
         self.sandbox = sandbox
@@ -47,7 +78,7 @@ class Server:
         self.key = load_or_create_key(config.key_file)
         self.public_key = public_pem(self.key)
         self.rate = RateLimit(config.submissions_per_minute)
-        self.cache = Cache()
+        self.read = Reads(self.db)
         self.ladder = Ladder(self.db, config, sandbox, self.key, cluster)
         self.checker = Checker(self.db, config, sandbox, lambda _bot: self.ladder.poke())
         self.supervisor = Supervisor()
@@ -93,6 +124,46 @@ class Server:
                 if str(folder) not in known:
                     remove_tree(folder)
 
+    # --- what the edge asks -------------------------------------------------------------------------
+
+    def participant_by_token(self, token: str) -> Participant | None:
+        return participant_by_token(self.db, token)
+
+    def add_participant(self, name: str) -> tuple[Participant, str]:
+        """A new participant and its token (shown once); ServerError for a bad or taken name."""
+        return create_participant(self.db, name)
+
+    @property
+    def paused(self) -> bool:
+        return self.ladder.paused
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause the ladder (games in flight finish, no new ones start) or resume it."""
+        self.db.set_setting("paused", "1" if paused else "0")
+        self.ladder.poke()
+
+    def disable_bot(self, bot: int, reason: str) -> bool:
+        """The organiser disables a bot: it plays no more; its games and ratings stay. False: no such bot."""
+        done = set_bot_status(self.db, bot, BotState.DISABLED, reason)
+        self.ladder.poke()
+        return done
+
+    def enable_bot(self, bot: int) -> bool:
+        """A disabled or suspended bot becomes its participant's active one again. False: no such bot."""
+        done = set_bot_status(self.db, bot, BotState.ACTIVE, "")
+        self.ladder.poke()
+        return done
+
+    def health(self) -> dict[str, Any]:
+        """The ladder's state and each background part's (alive, last heartbeat, restarts, last error), for the
+        organiser (the API's health answer, 503 unless `healthy`, and the admin page's)."""
+        ladder = self.ladder
+        parts = self.supervisor.health()
+        return {"healthy": all(not p["stale"] for p in parts), "paused": ladder.paused, "in_flight": len(ladder.inflight),
+                "field": list(ladder.field), "played_since_start": ladder.played, "ladder_error": ladder.error,
+                "ladder_alive": self.supervisor.parts["ladder"].alive, "checks_waiting": self.read.checks_waiting(),
+                "parts": parts}
+
     def submit(self, participant: int, data: bytes) -> tuple[int, str | None]:
         """Take an archive: (submission id, None) when it goes to the check, (id, reason) when refused."""
         owner = self.config.uploads / str(participant)
@@ -105,16 +176,16 @@ class Server:
             manifest = read_manifest(folder, self.config.runtimes)
         except SubmissionRefused as exc:
             remove_tree(folder)
-            with _stored():
-                with self.db.write() as conn:
-                    cur = conn.execute("INSERT INTO submissions(participant_id, created, status, reason, finished) "
-                                       "VALUES(?, ?, 'refused', ?, ?)", (participant, now(), str(exc), now()))
+            with _stored(), self.db.write() as conn:
+                cur = conn.execute("INSERT INTO submissions(participant_id, created, status, reason, finished) "
+                                   "VALUES(?, ?, ?, ?, ?)", (participant, now(), SubmissionState.REFUSED, str(exc), now()))
             return int(cur.lastrowid or 0), str(exc)
         meta = {"name": manifest.name, "version": manifest.version, "command": list(manifest.command)}
         try:
             with _stored(), self.db.write() as conn:
                 cur = conn.execute("INSERT INTO submissions(participant_id, created, status, folder, manifest) "
-                                   "VALUES(?, ?, 'received', ?, ?)", (participant, now(), str(folder), dumps(meta).decode()))
+                                   "VALUES(?, ?, ?, ?, ?)", (participant, now(), SubmissionState.RECEIVED, str(folder),
+                                                            dumps(meta).decode()))
         except BaseException:
             remove_tree(folder)
             raise

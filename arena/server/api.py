@@ -16,25 +16,22 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from arena.jsonvalue import loads
+from arena.jsonvalue import JSON, loads
 from arena.ladder import access
 from arena.ladder.access import Item, Role
-from arena.ladder.queries import bot_refs
+from arena.ladder.queries import BotRow, GameRow, Reads
 from arena.ladder.results import public_path
+from arena.ladder.states import GameState
 from arena.server.http import ApiError, answer, api_viewer, cached, int_param, participant, path_id, state, take_upload
 from arena.server.signing import SUFFIX
 
 
-def _bot(row: Any) -> dict[str, Any]:
+def _bot(bot: BotRow) -> dict[str, Any]:
     return {
-        "id": row["id"], "participant": row["participant"], "name": row["name"], "version": row["version"],
-        "status": row["status"], "reason": row["reason"], "mu": round(row["mu"], 4), "sigma": round(row["sigma"], 4),
-        "rating": round(row["mu"] - 3 * row["sigma"], 4), "games": row["games"], "wins": row["wins"],
-        "faults": row["faults"], "fault_streak": row["fault_streak"], "created": row["created"],
+        "id": bot.id, "participant": bot.participant, "name": bot.name, "version": bot.version, "status": bot.status.value,
+        "reason": bot.reason, "mu": round(bot.mu, 4), "sigma": round(bot.sigma, 4), "rating": round(bot.rating, 4),
+        "games": bot.games, "wins": bot.wins, "faults": bot.faults, "fault_streak": bot.fault_streak, "created": bot.created,
     }
-
-
-BOT_SQL = "SELECT b.*, p.name AS participant, p.id AS owner FROM bots b JOIN participants p ON p.id = b.participant_id"
 
 
 def info(request: Request) -> Response:
@@ -44,12 +41,12 @@ def info(request: Request) -> Response:
     """
     server = state(request)
     c = server.config
-    counts = {r["status"]: r["n"] for r in server.db.all("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
+    counts = server.read.game_counts()
     return answer(request, {
         "api": "v1", "name": c.name, "game": c.game, "options": dict(c.options), "players": c.players,
         "time_control": c.time_control.to_json(),
-        "sandbox": server.sandbox, "paused": server.ladder.paused, "ladder_error": server.ladder.error,
-        "games": counts.get("done", 0), "in_flight": counts.get("pending", 0), "public_key": server.public_key,
+        "sandbox": server.sandbox, "paused": server.paused, "ladder_error": server.ladder.error,
+        "games": counts.get(GameState.DONE, 0), "in_flight": counts.get(GameState.PENDING, 0), "public_key": server.public_key,
         "runtimes": list(c.runtimes), "manifest": "manifest.json: {\"name\", \"version\", \"command\"}",
     })
 
@@ -62,87 +59,76 @@ def public_key(request: Request) -> Response:
     return PlainTextResponse(state(request).public_key)
 
 
-def leaderboard(request: Request) -> Response:
+async def leaderboard(request: Request) -> Response:
     """Active bots by conservative rating (mu - 3 sigma).
     ---
     parameters: [{name: all, in: query, description: "1: every version, not only active ones", schema: {type: integer}}]
     responses: {200: {description: the leaderboard}}
     """
     every = request.query_params.get("all") == "1"
-    where = "" if every else " WHERE b.status = 'active'"
-
-    return cached(request, ("leaderboard", every), lambda: leaderboard_rows(state(request).db, every))
+    return await cached(request, ("leaderboard", every), lambda: leaderboard_rows(state(request).read, every))
 
 
 FORM_GAMES = 5
 
 
-def leaderboard_rows(db: Any, every: bool = False) -> dict[str, Any]:
+def leaderboard_rows(read: Reads, every: bool = False) -> dict[str, Any]:
     """The leaderboard's answer: each bot with its rating interval (mu +- 3 sigma) and recent form, its
     last games newest first: "W" won (rank 1 alone), "D" shared first place, "L" otherwise."""
-    where = "" if every else " WHERE b.status = 'active'"
-    rows = db.all(f"{BOT_SQL}{where} ORDER BY b.mu - 3 * b.sigma DESC, b.id LIMIT 1000")
     out = []
-    for i, r in enumerate(rows):
-        last = db.all("SELECT s.rank, (SELECT COUNT(*) FROM game_seats t WHERE t.game_id = s.game_id AND t.rank = 1) AS firsts "
-                      "FROM game_seats s WHERE s.bot_id = ? ORDER BY s.game_id DESC LIMIT ?", r["id"], FORM_GAMES)
-        form = "".join("L" if g["rank"] != 1 else ("W" if g["firsts"] == 1 else "D") for g in last)
-        out.append({"rank": i + 1, **_bot(r), "interval": [round(r["mu"] - 3 * r["sigma"], 2), round(r["mu"] + 3 * r["sigma"], 2)],
+    for i, bot in enumerate(read.ranked(every)):
+        form = "".join("L" if rank != 1 else ("W" if firsts == 1 else "D") for rank, firsts in read.form(bot.id, FORM_GAMES))
+        out.append({"rank": i + 1, **_bot(bot), "interval": [round(bot.mu - 3 * bot.sigma, 2), round(bot.mu + 3 * bot.sigma, 2)],
                     "form": form})
     return {"leaderboard": out}
 
 
-def _faults(raw: str | None, seats: list[int], roles: dict[int, Role], folders: dict[int, str]) -> list[dict[str, Any]]:
+def _faults(faults: list[dict[str, JSON]], seats: list[int], roles: dict[int, Role], folders: dict[int, str]) -> list[dict[str, Any]]:
     """A game's stored faults, each with its bot, as the viewer (its role towards each bot) may see them."""
     out = []
-    for item in loads(raw) if raw else []:
-        seat = int(item.get("seat", -1))
-        bot = seats[seat] if 0 <= seat < len(seats) else None
+    for item in faults:
+        seat = item.get("seat")
+        bot = seats[seat] if isinstance(seat, int) and 0 <= seat < len(seats) else None
         role = roles.get(bot, Role.ANONYMOUS) if bot is not None else Role.ANONYMOUS
         shown = access.hide_paths(access.fault(item, role), list(folders.values()), role)
         out.append({**(shown if isinstance(shown, dict) else {}), "bot": bot})
     return out
 
 
-def bot_page(request: Request) -> Response:
+async def bot_page(request: Request) -> Response:
     """One bot version: rating, its participant's versions, recent games, rating history, faults.
-    Stderr tails only for its owner (with the owner's token).
+    Fault details and stderr tails only for its owner (with the owner's token) and the organiser.
     ---
     responses: {200: {description: the bot}, 404: {description: no such bot}}
     """
     bot = path_id(request)
     limit = int_param(request, "games", 20, 1, 200)
-    db = state(request).db
+    read = state(request).read
     if "authorization" not in request.headers:
-        return cached(request, ("bot", bot, limit), lambda: bot_details(db, bot, limit, access.ANONYMOUS))
-    return answer(request, bot_details(db, bot, limit, api_viewer(request)))
+        return await cached(request, ("bot", bot, limit), lambda: bot_details(read, bot, limit, access.ANONYMOUS))
+    return answer(request, await run_in_threadpool(lambda: bot_details(read, bot, limit, api_viewer(request))))
 
 
-def bot_details(db: Any, bot: int, limit: int, viewer: access.Viewer) -> dict[str, Any]:
+def bot_details(read: Reads, bot_id: int, limit: int, viewer: access.Viewer) -> dict[str, Any]:
     """One bot as the API and the bot page show it to `viewer`, by the access rule (`arena.ladder.access`)."""
-    row = db.one(f"{BOT_SQL} WHERE b.id = ?", bot)
-    if row is None:
-        raise ApiError(404, f"no bot {bot}")
-    role = viewer.role(int(row["owner"]))
-    versions = db.all("SELECT id, version, status, created, games, mu, sigma FROM bots WHERE participant_id = ? ORDER BY id",
-                      row["owner"])
-    games = db.all("SELECT g.id, g.seats, g.result, g.faults, g.finished, s.seat, s.rank, s.points, s.faults AS nf, s.mu, s.sigma "
-                   "FROM game_seats s JOIN games g ON g.id = s.game_id WHERE s.bot_id = ? ORDER BY s.game_id DESC LIMIT ?",
-                   bot, limit)
-    history = db.all("SELECT game_id, mu, sigma FROM game_seats WHERE bot_id = ? ORDER BY game_id DESC LIMIT 500", bot)
+    bot = read.bot(bot_id)
+    if bot is None:
+        raise ApiError(404, f"no bot {bot_id}")
+    role = viewer.role(bot.owner)
     recent = []
     faults = []
-    for g in games:
-        seats = loads(g["seats"])
-        recent.append({"game": g["id"], "seat": g["seat"], "rank": g["rank"], "points": g["points"], "faults": g["nf"],
-                       "bots": seats, "finished": g["finished"]})
-        if g["nf"]:
-            faults += [{**f, "game": g["id"]} for f in _faults(g["faults"], seats, {bot: role}, {bot: str(row["folder"])})
-                   if f["bot"] == bot]
-    body = {**_bot(row), "versions": [dict(v) for v in versions], "recent_games": recent, "faults": faults,
-            "rating_history": [{"game": h["game_id"], "mu": h["mu"], "sigma": h["sigma"]} for h in reversed(history)],
+    for g in read.seats_of(bot_id, limit):
+        recent.append({"game": g.game, "seat": g.seat, "rank": g.rank, "points": g.points, "faults": g.faults,
+                       "bots": g.bots, "finished": g.finished})
+        if g.faults:
+            faults += [{**f, "game": g.game} for f in _faults(g.game_faults, g.bots, {bot_id: role}, {bot_id: bot.folder})
+                       if f["bot"] == bot_id]
+    versions = [{"id": v.id, "version": v.version, "status": v.status.value, "created": v.created, "games": v.games,
+                 "mu": v.mu, "sigma": v.sigma} for v in read.versions(bot.owner)]
+    body = {**_bot(bot), "versions": versions, "recent_games": recent, "faults": faults,
+            "rating_history": [{"game": g, "mu": mu, "sigma": sigma} for g, mu, sigma in read.rating_history(bot_id)],
             "owner_view": access.may_see(role, Item.STDERR)}
-    command = access.command(loads(row["command"]), str(row["folder"]), role)
+    command = access.command(bot.command, bot.folder, role)
     if command is not None:
         body["command"] = command
     return body
@@ -157,33 +143,25 @@ def games(request: Request) -> Response:
       - {name: limit, in: query, schema: {type: integer}}
     responses: {200: {description: games}}
     """
-    db = state(request).db
     limit = int_param(request, "limit", 50, 1, 500)
     before = int_param(request, "before", 2**62, 0, 2**62)
-    bot = request.query_params.get("bot")
-    if bot is not None:
-        rows = db.all("SELECT g.id, g.seats, g.result, g.finished FROM game_seats s JOIN games g ON g.id = s.game_id "
-                      "WHERE s.bot_id = ? AND s.game_id < ? AND g.status = 'done' ORDER BY s.game_id DESC LIMIT ?",
-                      int_param(request, "bot", 0, 0, 2**62), before, limit)
-    else:
-        rows = db.all("SELECT id, seats, result, finished FROM games WHERE status = 'done' AND id < ? ORDER BY id DESC LIMIT ?",
-                      before, limit)
-    return answer(request, {"games": [{"id": r["id"], "bots": loads(r["seats"]), "result": loads(r["result"]),
-                                       "finished": r["finished"]} for r in rows]})
+    bot = int_param(request, "bot", 0, 0, 2**62) if request.query_params.get("bot") is not None else None
+    rows = state(request).read.finished_games(bot, before, limit)
+    return answer(request, {"games": [{"id": g.id, "bots": g.seats, "result": g.result, "finished": g.finished} for g in rows]})
 
 
-def _game(request: Request) -> Any:
-    game = path_id(request)
-    row = state(request).db.one("SELECT * FROM games WHERE id = ? AND status = 'done'", game)
+def _game(request: Request) -> GameRow:
+    game_id = path_id(request)
+    row = state(request).read.finished_game(game_id)
     if row is None:
-        raise ApiError(404, f"no finished game {game}")
+        raise ApiError(404, f"no finished game {game_id}")
     return row
 
 
 def _seats(request: Request, seats: list[int]) -> tuple[dict[int, Role], dict[int, str]]:
     """The viewer's role towards each bot of a game, and each bot's folder."""
     viewer = api_viewer(request)
-    refs = bot_refs(state(request).db, seats)
+    refs = state(request).read.bot_refs(seats)
     return ({b: viewer.role(refs[b].owner if b in refs else None) for b in seats},
             {b: ref.folder for b, ref in refs.items()})
 
@@ -194,12 +172,11 @@ def game(request: Request) -> Response:
     ---
     responses: {200: {description: the game}, 404: {description: no such game}}
     """
-    row = _game(request)
-    seats = loads(row["seats"])
-    roles, folders = _seats(request, seats)
-    return answer(request, {"id": row["id"], "bots": seats, "deal": row["seed"], "result": loads(row["result"]),
-                            "faults": _faults(row["faults"], seats, roles, folders), "finished": row["finished"],
-                            "sha256": row["sha256"], "signature": row["signature"]})
+    g = _game(request)
+    roles, folders = _seats(request, g.seats)
+    return answer(request, {"id": g.id, "bots": g.seats, "deal": g.deal, "result": g.result,
+                            "faults": _faults(g.faults, g.seats, roles, folders), "finished": g.finished,
+                            "sha256": g.sha256, "signature": g.signature})
 
 
 def replay(request: Request) -> Response:
@@ -208,15 +185,15 @@ def replay(request: Request) -> Response:
     ---
     responses: {200: {description: the replay}, 404: {description: no such game}}
     """
-    row = _game(request)
-    full = Path(row["replay"]) if row["replay"] else None
+    g = _game(request)
+    full = Path(g.replay) if g.replay else None
     if full is None or not full.is_file():
-        raise ApiError(404, f"game {row['id']} has no replay")
-    name = f"game-{row['id']}.jsonl"
+        raise ApiError(404, f"game {g.id} has no replay")
+    name = f"game-{g.id}.jsonl"
     if api_viewer(request).organiser:
         return FileResponse(full, media_type="application/x-ndjson", filename=name)
     public = public_path(full)
-    data = public.read_bytes() if public.is_file() else access.public_replay(full.read_bytes(), len(loads(row["seats"])))
+    data = public.read_bytes() if public.is_file() else access.public_replay(full.read_bytes(), len(g.seats))
     return Response(data, media_type="application/x-ndjson", headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
@@ -225,12 +202,12 @@ def signature(request: Request) -> Response:
     ---
     responses: {200: {description: the signature record}}
     """
-    row = _game(request)
-    path = Path(str(public_path(Path(str(row["replay"])))) + SUFFIX)
+    g = _game(request)
+    path = Path(str(public_path(Path(str(g.replay)))) + SUFFIX)
     if not path.is_file():
-        path = Path(str(row["replay"]) + SUFFIX)  # a game stored before the public record was signed
+        path = Path(str(g.replay) + SUFFIX)  # a game stored before the public record was signed
     if not path.is_file():
-        raise ApiError(404, f"game {row['id']} has no signature record")
+        raise ApiError(404, f"game {g.id} has no signature record")
     return JSONResponse(loads(path.read_bytes()))
 
 
@@ -266,14 +243,14 @@ def submission(request: Request) -> Response:
     """
     who = participant(request)
     sub = path_id(request)
-    row = state(request).db.one("SELECT * FROM submissions WHERE id = ?", sub)
+    row = state(request).read.submission(sub)
     if row is None:
         raise ApiError(404, f"no submission {sub}")
-    if int(row["participant_id"]) != who.id:
+    if row.participant != who.id:
         raise ApiError(403, "this submission is another participant's")
-    report = access.hide_paths(row["report"], [row["folder"]], Role.OWNER)
-    return answer(request, {"submission": sub, "status": row["status"], "reason": row["reason"], "report": report,
-                            "bot": row["bot_id"], "created": row["created"], "finished": row["finished"]})
+    return answer(request, {"submission": sub, "status": row.status.value, "reason": row.reason,
+                            "report": access.hide_paths(row.report, [row.folder], Role.OWNER), "bot": row.bot,
+                            "created": row.created, "finished": row.finished})
 
 
 def me(request: Request) -> Response:
@@ -282,11 +259,10 @@ def me(request: Request) -> Response:
     responses: {200: {description: you}}
     """
     who = participant(request)
-    db = state(request).db
-    bots = db.all(f"{BOT_SQL} WHERE b.participant_id = ? ORDER BY b.id", who.id)
-    subs = db.all("SELECT id, status, reason, bot_id, created FROM submissions WHERE participant_id = ? ORDER BY id DESC LIMIT 50",
-                  who.id)
-    return answer(request, {"participant": who.name, "bots": [_bot(b) for b in bots], "submissions": [dict(s) for s in subs]})
+    read = state(request).read
+    subs = [{"id": s.id, "status": s.status.value, "reason": s.reason, "bot_id": s.bot, "created": s.created}
+            for s in read.submissions_of(who.id, 50)]
+    return answer(request, {"participant": who.name, "bots": [_bot(b) for b in read.bots_of(who.id)], "submissions": subs})
 
 
 def bot_files(request: Request) -> Response:
@@ -295,12 +271,13 @@ def bot_files(request: Request) -> Response:
     responses: {200: {description: files}, 403: {description: not yours}}
     """
     who = participant(request)
-    row = state(request).db.one("SELECT participant_id, folder FROM bots WHERE id = ?", path_id(request))
-    if row is None:
+    bot = path_id(request)
+    ref = state(request).read.bot_refs([bot]).get(bot)
+    if ref is None:
         raise ApiError(404, "no such bot")
-    if int(row["participant_id"]) != who.id:
+    if not access.may_see(access.Viewer(who.id).role(ref.owner), Item.COMMAND):
         raise ApiError(403, "this bot is another participant's")
-    root = Path(row["folder"])
+    root = Path(ref.folder)
     files = [{"path": str(p.relative_to(root)), "bytes": p.stat().st_size} for p in sorted(root.rglob("*")) if p.is_file()]
     return answer(request, {"files": files[:2000]})
 

@@ -9,7 +9,6 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from arena.errors import ServerError
-from arena.ladder.accounts import create_participant, set_bot_status
 from arena.server.http import ApiError, admin, answer, path_id, state
 
 
@@ -35,7 +34,7 @@ async def add_participant(request: Request) -> Response:
     if not isinstance(name, str):
         raise ApiError(400, "give {\"name\": \"...\"}")
     try:
-        who, token = create_participant(state(request).db, name)
+        who, token = state(request).add_participant(name)
     except ServerError as exc:
         raise ApiError(409 if "exists" in str(exc) else 400, str(exc)) from None
     return answer(request, {"participant": who.name, "id": who.id, "token": token}, 201)
@@ -47,17 +46,14 @@ def participants(request: Request) -> Response:
     responses: {200: {description: participants}}
     """
     admin(request)
-    rows = state(request).db.all(
-        "SELECT p.id, p.name, p.is_house, p.created, (SELECT b.id FROM bots b WHERE b.participant_id = p.id "
-        "AND b.status = 'active') AS active_bot FROM participants p ORDER BY p.id")
-    return answer(request, {"participants": [dict(r) for r in rows]})
+    rows = state(request).read.participants()
+    return answer(request, {"participants": [{"id": p.id, "name": p.name, "is_house": int(p.is_house), "created": p.created,
+                                              "active_bot": p.active_bot} for p in rows]})
 
 
 def _pause(request: Request, paused: bool) -> Response:
     admin(request)
-    server = state(request)
-    server.db.set_setting("paused", "1" if paused else "0")
-    server.ladder.poke()
+    state(request).set_paused(paused)
     return answer(request, {"paused": paused})
 
 
@@ -85,7 +81,7 @@ async def disable_bot(request: Request) -> Response:
     admin(request)
     body = await _json(request) if await request.body() else {}
     reason = str(body.get("reason") or "disabled by the organiser")[:300]
-    if not set_bot_status(state(request).db, path_id(request), "disabled", reason):
+    if not state(request).disable_bot(path_id(request), reason):
         raise ApiError(404, "no such bot")
     return answer(request, {"bot": path_id(request), "status": "disabled", "reason": reason})
 
@@ -96,9 +92,8 @@ def enable_bot(request: Request) -> Response:
     responses: {200: {description: enabled}, 404: {description: no such bot}}
     """
     admin(request)
-    if not set_bot_status(state(request).db, path_id(request), "active", ""):
+    if not state(request).enable_bot(path_id(request)):
         raise ApiError(404, "no such bot")
-    state(request).ladder.poke()
     return answer(request, {"bot": path_id(request), "status": "active"})
 
 
@@ -109,19 +104,8 @@ def health(request: Request) -> Response:
     responses: {200: {description: health}, 503: {description: a background part is dead or its heartbeat is stale}}
     """
     admin(request)
-    report = health_report(state(request))
+    report = state(request).health()
     return answer(request, report, 200 if report["healthy"] else 503)
-
-
-def health_report(server: Any) -> dict[str, Any]:
-    """The API's health answer and the admin page's: 503 while a background part is dead or stale."""
-    ladder = server.ladder
-    queued = server.db.one("SELECT COUNT(*) AS n FROM submissions WHERE status IN ('received', 'checking')")
-    parts = server.supervisor.health()
-    return {"healthy": all(not p["stale"] for p in parts), "paused": ladder.paused, "in_flight": len(ladder.inflight),
-            "field": list(ladder.field), "played_since_start": ladder.played, "ladder_error": ladder.error,
-            "ladder_alive": server.supervisor.parts["ladder"].alive, "checks_waiting": queued["n"] if queued else 0,
-            "parts": parts}
 
 
 ROUTES = [

@@ -16,7 +16,7 @@ from starlette.schemas import SchemaGenerator
 
 from arena import __version__
 from arena.server import api, api_admin, pages, pages_account
-from arena.server.http import BodyLimit, WarningHeader, error_handler
+from arena.server.http import PAGES_PER_MINUTE, BodyLimit, Cache, PageRateLimit, WarningHeader, error_handler
 from arena.ladder.service import Server
 from arena.server.web_session import error_page, is_page
 
@@ -32,7 +32,7 @@ def openapi(request: Request) -> Response:
     return JSONResponse(SCHEMAS.get_schema(routes=request.app.routes))
 
 
-def build(server: Server) -> Any:
+def build(server: Server, pages_per_minute: int = PAGES_PER_MINUTE) -> Any:
     routes = [*api.ROUTES, *api_admin.ROUTES, *pages.ROUTES, *pages_account.ROUTES, Route("/api/v1/openapi.json", openapi, include_in_schema=False)]
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -50,7 +50,9 @@ def build(server: Server) -> Any:
     app = Starlette(routes=routes, exception_handlers={HTTPException: errors, Exception: error_handler},
                     lifespan=lifespan)
     app.state.server = server
-    return WarningHeader(BodyLimit(app, server.config.max_request_bytes), server.warning)
+    app.state.cache = Cache()
+    app.state.game_pages = pages.GamePages()
+    return WarningHeader(PageRateLimit(BodyLimit(app, server.config.max_request_bytes), pages_per_minute), server.warning)
 
 
 def run(server: Server, host: str, port: int, tls: tuple[str, str] | None = None) -> None:

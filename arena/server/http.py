@@ -8,28 +8,32 @@ answer carries the warning, in an `X-Arena-Warning` header and in the JSON body.
 from __future__ import annotations
 
 import threading
-import time
-from collections import defaultdict, deque
-from typing import Any
+from typing import Any, Callable
 
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.ladder import access
-from arena.ladder.accounts import Participant, participant_by_token
-
-NO_SANDBOX_WARNING = "this server runs bots WITHOUT the sandbox (--no-sandbox): only for bots its organiser trusts"
-
+from arena.ladder.accounts import Participant
+from arena.ladder.service import RateLimit, Server
 
 class ApiError(HTTPException):
     def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(status, message, headers)
 
 
-def state(request: Request) -> Any:
-    return request.app.state.server
+def state(request: Request) -> Server:
+    """The competition behind this app: the ladder's facade."""
+    server: Server = request.app.state.server
+    return server
+
+
+def answer_cache(request: Request) -> "Cache":
+    cache: Cache = request.app.state.cache
+    return cache
 
 
 class Cache:
@@ -40,6 +44,7 @@ class Cache:
         self.size, self.generation = size, -1
         self.items: dict[tuple[Any, ...], bytes] = {}
         self.lock = threading.Lock()
+        self.making = threading.Lock()  # one answer made at a time (each is made once per write)
 
     def get(self, generation: int, key: tuple[Any, ...]) -> bytes | None:
         with self.lock:
@@ -53,15 +58,34 @@ class Cache:
             if generation == self.generation and len(self.items) < self.size:
                 self.items[key] = value
 
+    def make(self, generation: int, key: tuple[Any, ...], make: Callable[[], bytes]) -> bytes:
+        """The kept answer, or `make()`'s, made once: a write wakes every open page at once, and a
+        hundred of them asking together must not each rebuild the same answer."""
+        found = self.get(generation, key)
+        if found is not None:
+            return found
+        with self.making:
+            found = self.get(generation, key)
+            if found is None:
+                found = make()
+                self.put(generation, key, found)
+            return found
 
-def cached(request: Request, key: tuple[Any, ...], make: Any) -> Response:
+
+async def kept(request: Request, key: tuple[Any, ...], make: Callable[[], bytes]) -> bytes:
+    """The answer kept for `key` since the last write, on the event loop itself (no worker thread for a
+    read of memory: a write wakes every open page at once); `make()`, in a worker thread, when none is."""
+    generation = state(request).read.generation
+    store = answer_cache(request)
+    found = store.get(generation, key)
+    if found is None:
+        found = await run_in_threadpool(store.make, generation, key, make)
+    return found
+
+
+async def cached(request: Request, key: tuple[Any, ...], make: Callable[[], dict[str, Any]]) -> Response:
     """`make()`'s JSON answer, from the cache while nothing was written since it was made."""
-    server = state(request)
-    generation = server.db.generation
-    body = server.cache.get(generation, key)
-    if body is None:
-        body = answer(request, make()).body
-        server.cache.put(generation, key, body)
+    body = await kept(request, key, lambda: bytes(answer(request, make()).body))
     return Response(body, media_type="application/json")
 
 
@@ -96,7 +120,7 @@ def participant(request: Request) -> Participant:
     """The participant whose token came with the request (401 when none or unknown)."""
     server = state(request)
     token = bearer(request)
-    who = participant_by_token(server.db, token)
+    who = server.participant_by_token(token)
     if who is None:
         raise ApiError(401, "unknown token (ask the organiser for yours; it was shown once when you were added)",
                        {"WWW-Authenticate": "Bearer"})
@@ -118,7 +142,7 @@ def admin(request: Request) -> None:
     token = bearer(request)
     if server.is_admin(token):
         return
-    if participant_by_token(server.db, token) is not None:
+    if server.participant_by_token(token) is not None:
         raise ApiError(403, "this is the organiser's action; a participant's token cannot do it")
     raise ApiError(401, "unknown token", {"WWW-Authenticate": "Bearer"})
 
@@ -141,27 +165,6 @@ def path_id(request: Request, name: str = "id") -> int:
     if not isinstance(value, int):
         raise ApiError(400, f"{name} must be a whole number")
     return value
-
-
-class RateLimit:
-    """At most `per_minute` events per key in any 60 s window."""
-
-    def __init__(self, per_minute: int, clock: Any = time.monotonic) -> None:
-        self.per_minute, self.clock = per_minute, clock
-        self.events: dict[int, deque[float]] = defaultdict(deque)
-        self.lock = threading.Lock()
-
-    def take(self, key: int) -> float:
-        """0 when allowed (and counted), else the seconds to wait."""
-        with self.lock:
-            now = float(self.clock())
-            window = self.events[key]
-            while window and window[0] <= now - 60.0:
-                window.popleft()
-            if len(window) >= self.per_minute:
-                return 60.0 - (now - window[0])
-            window.append(now)
-            return 0.0
 
 
 class BodyLimit:
@@ -200,6 +203,30 @@ async def _too_large(limit: int, send: Send) -> None:
 
 async def _no_receive() -> Message:
     return {"type": "http.disconnect"}
+
+
+PAGES_PER_MINUTE = 300  # page answers (re-simulated replays, bot pages) one client may ask for a minute
+
+
+class PageRateLimit:
+    """ASGI middleware: at most `per_minute` page requests a minute from one client address (the API's
+    public answers are cached per write, its writes limited per token; pages cost the server CPU)."""
+
+    def __init__(self, app: ASGIApp, per_minute: int = PAGES_PER_MINUTE) -> None:
+        self.app = app
+        self.rate = RateLimit(per_minute)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and not path.startswith("/api/") and path not in ("/events", "/leaderboard/table"):
+            client = scope.get("client")
+            wait = self.rate.take(str(client[0]) if client else "")
+            if wait:
+                response = JSONResponse({"error": f"too many pages from your address: try again in {wait:.0f} s",
+                                         "status": 429}, status_code=429, headers={"Retry-After": str(int(wait) + 1)})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class WarningHeader:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -23,47 +25,49 @@ from starlette.routing import Route
 from arena.errors import ArenaError
 from arena.jsonvalue import JSON, loads
 from arena.ladder import access
-from arena.ladder.queries import bot_refs
+from arena.ladder.access import Item
+from arena.ladder.queries import Reads
+from arena.ladder.states import GameState
 from arena.server import pages_html
 from arena.server.api import bot_details, leaderboard_rows
-from arena.server.http import ApiError, path_id, state
-from arena.server.web_session import Viewer, access_viewer, html_page, security_headers, viewer
+from arena.server.http import ApiError, kept, path_id, state
+from arena.server.web_session import COOKIE, Viewer, access_viewer, html_page, security_headers, viewer
 from arena.textsafe import NAME_CHARS, clean
 from arena.web.frames import Perspective, viewer_data
 from arena.web.replay_source import load_game_record
 from arena.web.viewer import viewer_page
 
 EVENT_POLL_S = 0.2
+UPDATE_EVERY_S = 1.0
 KEEPALIVE_S = 15.0
 
 
 def _status(request: Request) -> str:
     server = state(request)
-    row = server.db.one("SELECT COUNT(*) AS n FROM games WHERE status = 'done'")
-    played = int(row["n"]) if row else 0
-    ladder = "paused by the organiser" if server.ladder.paused else "running"
+    played = server.read.game_counts().get(GameState.DONE, 0)
+    ladder = "paused by the organiser" if server.paused else "running"
     return f'<p class="status" id="ladder-status">{played} games played · the ladder is {ladder}</p>'
 
 
-def board_fragment(request: Request) -> tuple[str, int]:
+async def board_fragment(request: Request) -> tuple[str, int]:
     """The status line and the table (cached per write generation: read by every open page at once)."""
     server = state(request)
-    generation = server.db.generation
-    cached = server.cache.get(generation, ("page-board",))
-    if cached is None:
-        board = leaderboard_rows(server.db)["leaderboard"]
-        cached = (_status(request) + pages_html.leaderboard_table(board, generation)).encode()
-        server.cache.put(generation, ("page-board",), cached)
-    return cached.decode(), generation
+    generation = server.read.generation
+
+    def make() -> bytes:
+        board = leaderboard_rows(server.read)["leaderboard"]
+        return (_status(request) + pages_html.leaderboard_table(board, generation)).encode()
+
+    return (await kept(request, ("page-board",), make)).decode(), generation
 
 
 def _nav(request: Request, session: Viewer | None, current: str) -> str:
     return pages_html.nav(session.name if session else "", bool(session and session.admin), current)
 
 
-def leaderboard(request: Request) -> Response:
-    session = viewer(request)
-    fragment, _ = board_fragment(request)
+async def leaderboard(request: Request) -> Response:
+    session = await run_in_threadpool(viewer, request) if COOKIE in request.cookies else None
+    fragment, _ = await board_fragment(request)
     name = pages_html.esc(state(request).config.name)
     body = (_nav(request, session, "/") + f'<main><h1>{name}: leaderboard</h1>'
             '<p id="live" class="note" aria-live="polite">live: updates as games finish</p>'
@@ -71,59 +75,86 @@ def leaderboard(request: Request) -> Response:
     return html_page(f"{state(request).config.name}: leaderboard", body)
 
 
-def board_table(request: Request) -> Response:
-    fragment, generation = board_fragment(request)
+async def board_table(request: Request) -> Response:
+    fragment, generation = await board_fragment(request)
     return HTMLResponse(fragment, headers={"Cache-Control": "no-store", "X-Arena-Generation": str(generation)})
 
 
 async def events(request: Request) -> Response:
-    """Server-sent events: `update` with the store's write generation, whenever it changes."""
+    """Server-sent events: `update` with the store's write generation when it changed, at most one every
+    UPDATE_EVERY_S (the ladder writes several times a second; each update makes every open page fetch
+    the table again, so a hundred open pages cost a hundred fetches per update)."""
     server = state(request)
 
     async def stream() -> AsyncIterator[str]:
         yield "retry: 2000\n\n"
-        last, quiet = -1, 0.0
+        last, quiet, since = -1, 0.0, UPDATE_EVERY_S
         while not server.ladder.stopping.is_set():
-            generation = server.db.generation
-            if generation != last:
-                last, quiet = generation, 0.0
+            generation = server.read.generation
+            if generation != last and since >= UPDATE_EVERY_S:
+                last, quiet, since = generation, 0.0, 0.0
                 yield f"event: update\ndata: {generation}\n\n"
             elif quiet >= KEEPALIVE_S:
                 quiet = 0.0
                 yield ": keep-alive\n\n"
             await asyncio.sleep(EVENT_POLL_S)
             quiet += EVENT_POLL_S
+            since += EVENT_POLL_S
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-def names(db: Any) -> dict[int, str]:
+def names(read: Reads) -> dict[int, str]:
     """Every bot version as pages name it: participant / bot vVERSION (cleaned)."""
-    rows = db.all("SELECT b.id, b.name, b.version, p.name AS participant FROM bots b JOIN participants p ON p.id = b.participant_id")
-    return {int(r["id"]): f"{clean(r['participant'], NAME_CHARS)} / {clean(r['name'], NAME_CHARS)} ({clean(r['version'], NAME_CHARS)})"
-            for r in rows}
-
-
-def head_to_head(db: Any, bot: int) -> list[dict[str, Any]]:
-    rows = db.all("SELECT o.bot_id AS other, COUNT(*) AS games, SUM(m.rank < o.rank) AS ahead, SUM(m.rank = o.rank) AS level, "
-                  "SUM(m.rank > o.rank) AS behind FROM game_seats m JOIN game_seats o ON o.game_id = m.game_id AND o.seat != m.seat "
-                  "WHERE m.bot_id = ? AND o.bot_id != ? GROUP BY o.bot_id ORDER BY games DESC LIMIT 100", bot, bot)
-    return [dict(r) for r in rows]
+    return {bot: f"{clean(who, NAME_CHARS)} / {clean(name, NAME_CHARS)} ({clean(version, NAME_CHARS)})"
+            for bot, who, name, version in read.bot_labels()}
 
 
 def bot(request: Request) -> Response:
     session = viewer(request)
-    db = state(request).db
+    read = state(request).read
     bot_id = path_id(request)
     who = access_viewer(session)
-    details = bot_details(db, bot_id, 15, who)
-    role = who.role(bot_refs(db, [bot_id])[bot_id].owner)
-    logs = ([{**dict(r), "report": access.hide_paths(r["report"], [r["folder"]], role)}
-             for r in db.all("SELECT id, status, reason, report, folder FROM submissions WHERE bot_id = ?", bot_id)]
-            if details["owner_view"] else [])
-    body = pages_html.bot_page(details, names(db), head_to_head(db, bot_id), logs)
+    details = bot_details(read, bot_id, 15, who)
+    role = who.role(read.bot_refs([bot_id])[bot_id].owner)
+    logs = ([{"id": r.id, "status": r.status.value, "reason": r.reason, "report": access.hide_paths(r.report, [r.folder], role)}
+             for r in read.submissions_of_bot(bot_id)] if access.may_see(role, Item.SUBMISSION) else [])
+    body = pages_html.bot_page(details, names(read), read.head_to_head(bot_id), logs)
     return html_page(f"{pages_html.bot_label(details)}", _nav(request, session, "") + f"<main>{body}</main>")
+
+
+class GamePages:
+    """Finished games' pages, each rendered once per view of it (which seats' stderr it holds, whether it
+    shows the server's paths) and kept: a finished game never changes, and its page is a re-simulation
+    of its replay (tens of milliseconds of CPU). The page's nonce is a placeholder no bot can guess,
+    replaced by each answer's own."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self.pages: OrderedDict[tuple[int, frozenset[int], bool], str] = OrderedDict()
+        self.lock = threading.Lock()
+        self.placeholder = secrets.token_hex(16)
+        self.renders = 0
+
+    def get(self, key: tuple[int, frozenset[int], bool]) -> str | None:
+        with self.lock:
+            page = self.pages.get(key)
+            if page is not None:
+                self.pages.move_to_end(key)
+            return page
+
+    def put(self, key: tuple[int, frozenset[int], bool], page: str) -> None:
+        with self.lock:
+            self.renders += 1
+            self.pages[key] = page
+            while len(self.pages) > self.size:
+                self.pages.popitem(last=False)
+
+
+def game_pages(request: Request) -> GamePages:
+    pages: GamePages = request.app.state.game_pages
+    return pages
 
 
 async def game(request: Request) -> Response:
@@ -132,25 +163,27 @@ async def game(request: Request) -> Response:
     session = viewer(request)
     server = state(request)
     game_id = path_id(request)
-    row = server.db.one("SELECT id, seats, replay FROM games WHERE id = ? AND status = 'done'", game_id)
-    if row is None or not row["replay"] or not Path(row["replay"]).is_file():
+    row = server.read.finished_game(game_id)
+    if row is None or not row.replay or not Path(row.replay).is_file():
         raise ApiError(404, f"no finished game {game_id} with a replay")
-    seats: list[int] = loads(row["seats"])
-    try:
-        record = await run_in_threadpool(load_game_record, row["replay"])
-    except ArenaError as exc:
-        raise ApiError(500, f"game {game_id}: its replay does not read: {clean(exc, 300)}") from None
     who = access_viewer(session)
-    refs = bot_refs(server.db, seats)
-    roles = [who.role(refs[b].owner if b in refs else None) for b in seats]
-    private = access.private_seats(roles)
-    data = named(viewer_data(record, Perspective(None), private.__contains__), seats, names(server.db))
-    folders = [refs[b].folder for b in seats if b in refs]
-    data = {k: access.hide_paths(v, folders, who.role(None)) for k, v in data.items()}  # the server's paths
-    title = f"game {game_id}"
+    refs = server.read.bot_refs(row.seats)
+    private = access.private_seats([who.role(refs[b].owner if b in refs else None) for b in row.seats])
+    folders = [refs[b].folder for b in row.seats if b in refs]
+    key = (game_id, private, access.may_see(who.role(None), Item.HOST_PATH))
+    cache = game_pages(request)
+    text = cache.get(key)
+    if text is None:
+        try:
+            record = await run_in_threadpool(load_game_record, row.replay)
+        except ArenaError as exc:
+            raise ApiError(500, f"game {game_id}: its replay does not read: {clean(exc, 300)}") from None
+        data = named(viewer_data(record, Perspective(None), private.__contains__), row.seats, names(server.read))
+        data = {k: access.hide_paths(v, folders, who.role(None)) for k, v in data.items()}  # the server's paths
+        text = viewer_page(data, f"game {game_id}", "/", "← leaderboard", cache.placeholder)
+        cache.put(key, text)
     nonce = secrets.token_urlsafe(16)
-    text = viewer_page(data, title, "/", "← leaderboard", nonce)
-    return HTMLResponse(text, headers=security_headers(nonce))
+    return HTMLResponse(text.replace(cache.placeholder, nonce), headers=security_headers(nonce))
 
 
 def named(data: dict[str, JSON], seats: list[int], bot_names: dict[int, str]) -> dict[str, JSON]:

@@ -17,8 +17,7 @@ from starlette.routing import Route
 
 from arena.errors import ServerError
 from arena.ladder import access
-from arena.ladder.accounts import create_participant, participant_by_token, set_bot_status
-from arena.server.api_admin import health_report
+from arena.ladder.states import BotState
 from arena.server.http import ApiError, path_id, state, take_upload
 from arena.server.pages_html import esc, nav
 from arena.server.web_session import (COOKIE, PRESIGN, Viewer, check_signin, check_write, csrf_token, form, html_page,
@@ -53,7 +52,7 @@ async def signin(request: Request) -> Response:
     token = fields.get("token", "").strip()
     server = state(request)
     known = bool(token) and len(token) <= 200 and (server.is_admin(token) or
-                                                   await run_in_threadpool(participant_by_token, server.db, token) is not None)
+                                                   await run_in_threadpool(server.participant_by_token, token) is not None)
     if not known:
         return signin_page(request, "unknown token: check it, or ask the organiser for yours", 401)
     response = RedirectResponse("/admin" if server.is_admin(token) else "/submit", 303)
@@ -73,11 +72,9 @@ def submit_page(request: Request) -> Response:
     if session is None or session.participant is None:
         return signin_page(request, "sign in with your participant token to submit a bot" if session is None else
                            "the organiser's token cannot submit: sign in as a participant", 401)
-    db = state(request).db
-    subs = db.all("SELECT id, status, reason, bot_id FROM submissions WHERE participant_id = ? ORDER BY id DESC LIMIT 20",
-                  session.participant.id)
-    rows = "".join(f'<tr><td>{int(s["id"])}</td><td>{esc(s["status"])}</td><td>{esc(s["reason"], 300)}</td><td>'
-                   + (f'<a href="/bots/{int(s["bot_id"])}">bot {int(s["bot_id"])}</a>' if s["bot_id"] else "") + "</td></tr>"
+    subs = state(request).read.submissions_of(session.participant.id, 20)
+    rows = "".join(f'<tr><td>{s.id}</td><td>{esc(s.status.value)}</td><td>{esc(s.reason, 300)}</td><td>'
+                   + (f'<a href="/bots/{s.bot}">bot {s.bot}</a>' if s.bot is not None else "") + "</td></tr>"
                    for s in subs)
     body = (_nav(session, "/submit") + "<main><h1>submit a bot</h1>"
             "<p>a zip or tar.gz archive with <code>manifest.json</code> at its top: "
@@ -113,12 +110,12 @@ def submission(request: Request) -> Response:
     session = viewer(request)
     if session is None or session.participant is None:
         raise ApiError(401, "sign in first")
-    row = state(request).db.one("SELECT * FROM submissions WHERE id = ?", path_id(request))
-    if row is None or int(row["participant_id"]) != session.participant.id:
+    row = state(request).read.submission(path_id(request))
+    if row is None or row.participant != session.participant.id:
         raise ApiError(404, "no such submission of yours")
-    return JSONResponse({"submission": row["id"], "status": row["status"], "reason": row["reason"],
-                         "report": access.hide_paths(row["report"], [row["folder"]], access.Role.OWNER),
-                         "bot": row["bot_id"]}, headers={"Cache-Control": "no-store"})
+    return JSONResponse({"submission": row.id, "status": row.status.value, "reason": row.reason,
+                         "report": access.hide_paths(row.report, [row.folder], access.Role.OWNER),
+                         "bot": row.bot}, headers={"Cache-Control": "no-store"})
 
 
 def _admin(request: Request) -> Viewer:
@@ -144,21 +141,18 @@ def admin_page(request: Request, new_token: tuple[str, str] | None = None) -> Re
         return signin_page(request, "the organiser's page: sign in with the admin token", 403)
     server = state(request)
     csrf = f'<input type="hidden" name="csrf" value="{csrf_token(request, session)}">'
-    health = health_report(server)
-    people = server.db.all("SELECT p.id, p.name, p.is_house, b.id AS bot, b.name AS bot_name, b.version, b.status "
-                           "FROM participants p LEFT JOIN bots b ON b.participant_id = p.id AND b.id = "
-                           "(SELECT MAX(id) FROM bots WHERE participant_id = p.id) ORDER BY p.id")
+    health = server.health()
     rows = []
-    for p in people:
-        action = ""
-        if p["bot"] is not None and p["status"] == "active":
-            action = (f'<form method="post" action="/admin/bots/{int(p["bot"])}/disable">{csrf}'
-                      f'<button type="submit">disable bot {int(p["bot"])}</button></form>')
-        elif p["bot"] is not None:
-            action = (f'<form method="post" action="/admin/bots/{int(p["bot"])}/enable">{csrf}'
-                      f'<button type="submit">enable bot {int(p["bot"])}</button></form>')
-        bot = f'<a href="/bots/{int(p["bot"])}">{esc(p["bot_name"])} v{esc(p["version"])}</a> ({esc(p["status"])})' if p["bot"] else "-"
-        rows.append(f'<tr><td>{int(p["id"])}</td><td>{esc(p["name"])}{" (house)" if p["is_house"] else ""}</td>'
+    for p in server.read.participants():
+        action = bot = ""
+        latest = p.latest_bot
+        if latest is not None:
+            verb = "disable" if latest.status is BotState.ACTIVE else "enable"
+            action = (f'<form method="post" action="/admin/bots/{latest.id}/{verb}">{csrf}'
+                      f'<button type="submit">{verb} bot {latest.id}</button></form>')
+            bot = f'<a href="/bots/{latest.id}">{esc(latest.name)} v{esc(latest.version)}</a> ({esc(latest.status.value)})'
+        bot = bot or "-"
+        rows.append(f'<tr><td>{p.id}</td><td>{esc(p.name)}{" (house)" if p.is_house else ""}</td>'
                     f"<td>{bot}</td><td>{action}</td></tr>")
     shown = ""
     if new_token is not None:
@@ -184,19 +178,18 @@ async def admin_action(request: Request) -> Response:
     server = state(request)
     action = request.url.path.rsplit("/", 1)[-1]
     if request.url.path.startswith("/admin/ladder/"):
-        server.db.set_setting("paused", "1" if action == "pause" else "0")
-        server.ladder.poke()
+        server.set_paused(action == "pause")
     elif request.url.path == "/admin/participants":
         try:
-            who, token = create_participant(server.db, fields.get("name", "").strip())
+            who, token = server.add_participant(fields.get("name", "").strip())
         except ServerError as exc:
             raise ApiError(400, str(exc)) from None
         return admin_page(request, (who.name, token))
     else:
-        status = "disabled" if action == "disable" else "active"
-        if not set_bot_status(server.db, path_id(request), status, "disabled by the organiser" if status == "disabled" else ""):
+        done = (server.disable_bot(path_id(request), "disabled by the organiser") if action == "disable"
+                else server.enable_bot(path_id(request)))
+        if not done:
             raise ApiError(404, "no such bot")
-        server.ladder.poke()
     return RedirectResponse("/admin", 303)
 
 

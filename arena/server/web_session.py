@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from arena.ladder import access
-from arena.ladder.accounts import Participant, participant_by_token
+from arena.ladder.accounts import Participant
 from arena.server.http import ApiError, state
 from arena.web import page
 
@@ -58,7 +58,7 @@ def viewer(request: Request) -> Viewer | None:
     server = state(request)
     if server.is_admin(token):
         return Viewer(token, None, True)
-    who = participant_by_token(server.db, token)
+    who = server.participant_by_token(token)
     return None if who is None else Viewer(token, who, False)
 
 

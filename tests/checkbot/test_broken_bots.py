@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from arena.checkbot import Status
 
-from .conftest import broken, quick_check
+import sys
+
+from .conftest import ROOT, broken, quick_check
 import pytest
 
 pytestmark = pytest.mark.process
@@ -78,3 +80,15 @@ def test_a_bot_that_never_says_hello_fails_the_handshake_and_nothing_else_runs()
     assert failing(results) == {"handshake"}
     assert results["handshake"].summary.startswith("no hello within 2300 ms (the allowance is 300 ms)")
     assert {r.status for name, r in results.items() if name != "handshake"} == {Status.SKIP}
+
+
+def test_a_time_out_shows_what_the_bot_wrote_on_stderr_before_it(tmp_path):
+    """Issue 36, item 4: a time-out's report carries the bot's stderr of that moment."""
+    bot = tmp_path / "thinker.py"
+    bot.write_text(f"import sys, time\nsys.path.insert(0, {str(ROOT / 'sample_bots/python')!r})\nimport arenabot\n"
+                   "def act(request):\n    sys.stderr.write('still thinking about move 1\\n'); sys.stderr.flush()\n"
+                   "    time.sleep(3600)\narenabot.run(act, name='thinker', version='1')\n")
+    results = quick_check("kododo", (sys.executable, str(bot)), decision_ms=300, sandbox=False)
+    latency = results["latency"]
+    assert latency.status is Status.FAIL and latency.timing
+    assert "still thinking about move 1" in " ".join(latency.evidence + results["games"].evidence), latency

@@ -41,8 +41,8 @@ def test_the_spin_measures_the_share_of_the_wall_clock_the_cpu_gave() -> None:
     assert BUSY.busy and not QUIET.busy
 
 
-def results(*statuses: Status) -> list[CheckResult]:
-    return [CheckResult(f"c{i}", s, f"summary {i}") for i, s in enumerate(statuses)]
+def results(*statuses: Status, timing: bool = True) -> list[CheckResult]:
+    return [CheckResult(f"c{i}", s, f"summary {i}", timing=timing) for i, s in enumerate(statuses)]
 
 
 def test_a_failure_on_a_busy_machine_is_repeated_and_a_pass_then_stands() -> None:
@@ -58,6 +58,27 @@ def test_a_failure_in_both_runs_fails_and_says_when_the_machine_was_too_busy() -
     assert final[0].status is Status.FAIL and final[0].summary.endswith("(the machine was too busy to judge)")
     quiet = judge(results(Status.FAIL), BUSY, results(Status.FAIL), QUIET)
     assert quiet[0].status is Status.FAIL and "too busy" not in quiet[0].summary
+
+
+def test_a_failure_no_clock_decided_is_the_bots_whatever_the_load() -> None:
+    """A crash or an import error before the hello (issue 36, item 4): not repeated, never 'too busy'."""
+    crash = results(Status.FAIL, timing=False)
+    assert not doubtful(crash, BUSY)
+    final = judge(crash, BUSY, results(Status.FAIL, timing=False), BUSY)
+    assert final[0].status is Status.FAIL and "too busy" not in final[0].summary + " ".join(final[0].evidence)
+    assert doubtful(results(Status.FAIL, timing=True), BUSY)  # the control: a clock's verdict is repeated
+
+
+def test_a_crash_before_the_hello_is_not_a_timing_failure_and_time_outs_say_what_was_timed() -> None:
+    from arena.checkbot.checks import check_handshake
+
+    ev = evidence()
+    ev.handshake.problem = "exited with status 1 before its hello: FileNotFoundError: 'model.bin'"
+    assert not check_handshake(ev).timing
+    ev = evidence()
+    ev.games[0].timeouts = ["game 1 step 3: no answer within 1000 ms"]
+    latency = check_latency(ev)
+    assert latency.timing and "no answer within" in latency.summary and "answers that came in time" in latency.summary
 
 
 @pytest.mark.process

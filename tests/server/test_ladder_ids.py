@@ -36,9 +36,10 @@ class Recorder:
 
 def _schedule(tmp: Path, monkeypatch: pytest.MonkeyPatch, rounds: int = 5) -> tuple[Ladder, list[GameTask]]:
     server = make_server(tmp, monkeypatch, ladder={"seed": 5})
+    (tmp / "bot.py").write_text("")
     for name in ("a", "b", "c"):
         who, _token = create_participant(server.db, name)
-        activate_bot(server.db, who.id, None, name, "1", ("python3", "bot.py"), str(tmp))
+        activate_bot(server.db, who.id, None, name, "1", ("python3", str(tmp / "bot.py")), str(tmp))
     ladder = server.ladder
     recorder = Recorder()
     bots = ladder._active()
@@ -87,3 +88,15 @@ def test_the_control_one_id_per_seat_order_repeats(tmp_path: Path, monkeypatch: 
 
     ids = [played_game_id(ladder.secret, "kododo", replace(t.game, round=0)) for t in tasks]
     assert len(set(ids)) == 2 < len(ids)
+
+
+def test_ladder_bots_get_an_arena_seed_as_check_games_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check game (`arena play`) gives each bot an ARENA_SEED; the ladder gives its bots one too, from
+    63 random bits, so neither its presence nor its value says which of the two a bot is in."""
+    from arena.ladder.ladder import tournament_config
+
+    ladder, _tasks = _schedule(tmp_path, monkeypatch, rounds=1)
+    bots = ladder._active()
+    seeds = [e.env.get("ARENA_SEED") for e in tournament_config(ladder.config, bots, False).entrants]
+    again = [e.env.get("ARENA_SEED") for e in tournament_config(ladder.config, bots, False).entrants]
+    assert all(s is not None and s.isdigit() for s in seeds) and not set(seeds) & set(again)
