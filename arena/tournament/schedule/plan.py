@@ -59,6 +59,12 @@ SHARED_DEALS_WARNING = (
     "counters): use it only for trusted bots (the default, deals: spread, never seats an entrant on a deal twice)"
 )
 
+PAIRED_MATCH_WARNING = (
+    "paired games give NEW and OLD each deal in turn (and the fillers each deal twice): a bot that meets a deal "
+    "twice can learn it through host state no sandbox separates (the page cache, machine-wide counters), so "
+    "`arena match` is for bots you trust (your own versions); --unpaired gives every game a deal of its own"
+)
+
 
 class Fill(enum.Enum):
     """What to do when a table needs more seats than there are entrants to fill it."""
@@ -206,7 +212,8 @@ def games(spec: ScheduleSpec) -> Iterator[ScheduledGame]:
     if spec.deals is Deals.SPREAD:
         firsts = deal_groups([seats for _, _, seats in places], spec.seats)
     else:
-        firsts = [next(i for i, p in enumerate(places) if p[0] == t) for t, _, _ in places]
+        table_first: dict[int, int] = {}
+        firsts = [table_first.setdefault(t, i) for i, (t, _, _) in enumerate(places)]
     index = 0
     for rnd in range(spec.rounds):
         for i, (t, r, seats) in enumerate(places):
@@ -219,18 +226,20 @@ def deal_groups(games: Sequence[tuple[int, ...]], size: int) -> list[int]:
     """For each game (its seats), the first game of its deal: first fit, in order, into a deal of fewer
     than `size` games none of whose entrants it seats. So no entrant is on one deal twice, and games
     appended to the list (a new entrant's) leave the deals of the earlier ones as they were."""
-    deals: list[tuple[int, set[int], list[int]]] = []  # (first game, its entrants, its games)
+    open_deals: list[tuple[int, set[int], list[int]]] = []  # (first game, its entrants, its games), not yet full
     out = []
     for i, seats in enumerate(games):
         who = set(seats)
         home = None
         if len(who) == len(seats):  # an entrant seated twice (`fill: cycle`) gets a deal of its own
-            home = next((d for d in deals if len(d[2]) < size and not d[1] & who), None)
+            home = next((d for d in open_deals if who.isdisjoint(d[1])), None)
         if home is None:
             home = (i, set(), [])
-            deals.append(home)
+            open_deals.append(home)
         home[1].update(who)
         home[2].append(i)
+        if len(home[2]) >= size:
+            open_deals.remove(home)
         out.append(home[0])
     return out
 
