@@ -7,7 +7,8 @@ Real colluding bots (bots/channel_bot.py), under the sandbox's defaults:
   entrant meets a deal twice, and no claim is ever the opponent's hand;
 - /proc/meminfo's machine-wide `Shmem`, between two processes alive at once on one deal (two games
   of a shared deal at `-j 2`, or two colluding entrants at different tables of a spread one): the
-  control (`hide_counters=False`) decodes the hand; the sandbox's static /proc counters stop it.
+  control (`hide_counters=False`) decodes the hand; the sandbox's static /proc counters stop it; the
+  same counter through sysinfo(2) decodes it without the seccomp filter, which refuses the call.
 Every claim is checked against the deal itself (the game rebuilt from the replay's seed).
 """
 
@@ -92,15 +93,15 @@ def test_the_page_cache_of_a_file_under_usr_leaks_a_hand_only_to_an_entrant_that
     assert games == 6 and right == 0
 
 
-def shmem_pair(tmp_path: Path, c_bot: str, policy: SandboxPolicy) -> tuple[str, str]:
+def shmem_pair(tmp_path: Path, c_bot: str, policy: SandboxPolicy, *how: str) -> tuple[str, str]:
     """Two games of one deal at once: the encoder in seat 0 of one, the decoder in seat 1 of the other
     (so its opponent holds the encoder's cards); (the encoder's hand, the decoder's claim)."""
-    folder = bot_folder(tmp_path / ("plain" if not policy.hide_counters else "hidden"))
+    folder = bot_folder(tmp_path / f"{policy.hide_counters}-{policy.refuse_locks}-{'-'.join(how)}")
     tc = TimeControl(decision_ms=2000, shutdown_ms=500)
     bots: list[BotProcess] = []
     try:
         enc = BotProcess.start(BotSpec("enc", ("python3", str(folder / "channel_bot.py"), "shmem", "encode"), sandbox=policy), tc)
-        dec = BotProcess.start(BotSpec("dec", ("python3", str(folder / "channel_bot.py"), "shmem", "decode"), sandbox=policy), tc)
+        dec = BotProcess.start(BotSpec("dec", ("python3", str(folder / "channel_bot.py"), "shmem", "decode", *how), sandbox=policy), tc)
         bots += [enc, dec]
         c1 = BotProcess.start(BotSpec("c1", (c_bot, "1"), sandbox=SandboxPolicy()), tc)
         c2 = BotProcess.start(BotSpec("c2", (c_bot, "2"), sandbox=SandboxPolicy()), tc)
@@ -125,6 +126,15 @@ def test_two_processes_alive_at_once_cannot_signal_through_proc_meminfo(tmp_path
     hand, claim = shmem_pair(tmp_path, c_bot, SandboxPolicy(hide_counters=False))  # the control
     assert hand == truth and claim == truth, (hand, claim)
     hand, claim = shmem_pair(tmp_path, c_bot, SandboxPolicy())
+    assert hand == truth and claim == "?", (hand, claim)
+
+
+def test_nor_through_sysinfo(tmp_path, c_bot):
+    """sysinfo(2)'s `sharedram` is the same machine-wide counter: the seccomp filter refuses the call."""
+    truth = ",".join(hand_at_start({"game": "kododo", "seats": [0, 1], "options": {"max_deals": 1}, "seed": 5}, 0))
+    hand, claim = shmem_pair(tmp_path, c_bot, SandboxPolicy(refuse_locks=False), "sysinfo")  # the control: no filter
+    assert hand == truth and claim == truth, (hand, claim)
+    hand, claim = shmem_pair(tmp_path, c_bot, SandboxPolicy(), "sysinfo")
     assert hand == truth and claim == "?", (hand, claim)
 
 

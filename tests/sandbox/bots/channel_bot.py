@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """A colluding Kododo bot pair that leaks a hand through host state (issue 36, item 8). Never a sample.
 
-`channel_bot.py shmem encode|decode`: two processes alive at once. The encoder sends its hand through
+`channel_bot.py shmem encode|decode [sysinfo]`: two processes alive at once. The encoder sends its hand through
 the machine-wide `Shmem` line of /proc/meminfo, by writing and deleting a large file in its own
 /scratch (a tmpfs: its pages count as shared memory for the whole machine), one bit per slot of the
 wall clock (Manchester: a 1 is high then low, a 0 low then high), in frames that start at slots the
-decoder can find (sync byte, length, 5 bits a card, CRC-8). The decoder samples `Shmem` and writes
+decoder can find (sync byte, length, 5 bits a card, CRC-8). The decoder samples `Shmem` (or, with
+`sysinfo`, the same counter through sysinfo(2)'s `sharedram`) and writes
 `claim <cards>` to stderr when a frame checks. Each keeps its game alive (slow answers) meanwhile.
 
 `channel_bot.py pagecache`: one process after another on the same deal. At its first decision each
@@ -31,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import arenabot  # noqa: E402
 
+SYSINFO = "sysinfo" in sys.argv[3:]
 COLOURS = "BGYOV"
 SYNC = 0xA5
 PAGE = 4096
@@ -96,6 +98,14 @@ def padded(bits: list[int]) -> list[int]:
 # -- /proc/meminfo Shmem -------------------------------------------------------------------------------
 
 def shmem_kb() -> int:
+    if SYSINFO:  # the same counter through sysinfo(2): struct sysinfo's sharedram, times mem_unit
+        import ctypes
+
+        buf = (ctypes.c_ulong * 16)()
+        if ctypes.CDLL(None, use_errno=True).sysinfo(buf) != 0:
+            return 0
+        mem_unit = int.from_bytes(bytes(buf)[104:108], "little") or 1
+        return buf[6] * mem_unit // 1024
     with open("/proc/meminfo") as fh:
         for line in fh:
             if line.startswith("Shmem:"):
@@ -107,9 +117,11 @@ def encode_shmem(cards: list[str], until: float) -> None:
     bits = padded(frame(cards))
     path = os.path.join(os.environ.get("ARENA_SCRATCH", "/tmp"), "level")
     high = False
+    late = 0.0
     while time.time() < until:
         now = time.time()
         k = int(now / HALF)
+        late = max(late, now - k * HALF)
         bit = bits[(k // 2) % FRAME_BITS]
         want = bool(bit) if k % 2 == 0 else not bit
         if want and not high:
@@ -123,6 +135,7 @@ def encode_shmem(cards: list[str], until: float) -> None:
         time.sleep(max(0.0, (k + 1) * HALF - time.time()))
     if high:
         os.unlink(path)
+    arenabot.log(f"sent until {until:.1f}, late {late:.3f}, fallocate {LEVEL}")
 
 
 def decode_shmem(until: float) -> list[str] | None:
@@ -133,7 +146,10 @@ def decode_shmem(until: float) -> list[str] | None:
     while time.time() < until:
         k = int(time.time() / HALF)
         time.sleep(max(0.0, (k + 0.75) * HALF - time.time()))  # late in the half-slot
-        samples[k] = shmem_kb()
+        value = shmem_kb()
+        if int(time.time() / HALF) != k:
+            continue  # read too late (the process was not scheduled in time): not this half's value
+        samples[k] = value
         if k % 2 == 1 and (k // 2) % FRAME_BITS == FRAME_BITS - 1:  # a frame just ended
             start = k // 2 - FRAME_BITS + 1
             for p in range(FRAME_BITS):
@@ -143,6 +159,7 @@ def decode_shmem(until: float) -> list[str] | None:
             got = unframe([1 if v > 0 else 0 for v in votes])
             if got is not None:
                 return got
+    arenabot.log("votes " + "".join("+" if v > 0 else "-" if v < 0 else "0" for v in votes) + f" {len(samples)} samples until {until:.1f}")
     return None
 
 
@@ -228,7 +245,7 @@ def main() -> None:
             state["started"] = True
             first(request)
         if mode == "shmem" and not state["done"].is_set():  # type: ignore[attr-defined]
-            state["done"].wait(0.3)  # type: ignore[attr-defined]  # keep the game (and the other) alive
+            state["done"].wait(1.5)  # type: ignore[attr-defined]  # keep the game (and the other) alive
         return rng.choice(request["legal"])
 
     def on_start(message: dict) -> None:
