@@ -1,11 +1,13 @@
 """How sure are the standings: bootstrap intervals over deal blocks. Pure: no I/O, seeded.
 
-The unit of resampling is a *deal block*: every game of one deal (its seed and the entrants at its
-table), i.e. one deal played under all its seatings. A deal is identified by what it is, not by where
-the schedule put it, so a store grown by a new entrant keeps its old deals apart from the new ones.
-Resampling whole blocks keeps what duplicate play balances (each entrant met those cards in every seat)
-inside every resample. Blocks are resampled within their table, i.e. the set of entrants at it (a
-stratified bootstrap), so every resample keeps the schedule's balance of who meets whom.
+The unit of resampling is a *deal block*: every game of one deal (its seed): the games of different
+entrants at different tables that held its cards (`deals: spread`, the default), or one table under all
+its seatings (`deals: shared`). A deal is identified by what it is, not by where the schedule put it
+(its seed derives from the names of who plays it), so a store grown by a new entrant keeps its old deals
+apart from the new ones. Resampling whole blocks keeps what duplicate play balances (the entrants that
+held the same cards, compared with each other) inside every resample. Blocks are resampled within their
+tables, i.e. the sets of entrants they were played at, which every round of the schedule plays again
+(a stratified bootstrap), so every resample keeps the schedule's balance of who meets whom.
 
 For every entrant: a percentile interval of its average rank (every resample, vectorised with numpy)
 and of its TrueSkill mu, re-rated from scratch in schedule order on each of `rating_resamples`
