@@ -28,7 +28,7 @@ that difference widened by sqrt(n / df) as above (n, df: the deal blocks either 
 towards 0 by the field's spread (empirical Bayes: d / se times sqrt(2 tau^2 / (2 tau^2 + se^2)), tau^2
 the variance of the true average ranks across entrants, `field_spread`). Without the shrinkage a field
 of near-ties is overconfident: its neighbours are neighbours by chance (BENCHMARKS.md, "Numbers users
-can trust": stated 0.677 on average where 0.583 were truly ahead; shrunk, 0.589 against 0.583). In a
+can trust": stated 0.664 on average where 0.575 were truly ahead; shrunk, 0.573 against 0.575). In a
 spread-out field it stays conservative (every other model there states less than the share truly ahead).
 
 Reproducible: the resamples depend only on the games, the seed and the options (numpy's PCG64 stream
