@@ -231,7 +231,7 @@ def deal_groups(games: Sequence[tuple[int, ...]], size: int) -> list[int]:
     for i, seats in enumerate(games):
         who = set(seats)
         home = None
-        if len(who) == len(seats):  # an entrant seated twice (`fill: cycle`) gets a deal of its own
+        if len(who) == len(seats):  # a game that seats an entrant twice (`fill: cycle`) joins no other deal
             home = next((d for d in open_deals if who.isdisjoint(d[1])), None)
         if home is None:
             home = (i, set(), [])
