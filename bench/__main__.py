@@ -125,6 +125,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "report": ("arena report (issue 25, goal 4)", []),
     "uncertainty": ("Uncertainty, stopping, seating, collusion", ["bench.bench_stoprule", "--write"]),
     "numbers": ("Numbers users can trust: coverage, calibration, false flags", ["bench.bench_numbers", "--write"]),
+    "spread": ("What spread deals cost: rounds until the stop rule settles", ["bench.bench_spread", "--write"]),
     "throughput": (bench_throughput.TITLE, ["bench.bench_throughput", "--write"]),
     "match": ("Does NEW beat OLD: games `arena match` needs", ["bench.bench_match", "--write"]),
     "pairing": ("What pairing buys `arena match` (3+ players)", ["bench.bench_pairing", "--write"]),

@@ -16,6 +16,10 @@ rounds, and a late joiner (an entrant that played only the last rounds). For eac
 - the stop rule on identical bots with `min_rounds: 2` (the smallest the config accepts): the share
   of fields where it stops, i.e. declares an order between equal entrants (nominal at most 5%).
 
+Every field is scheduled as a tournament is by default (`deals: spread`: no entrant on one deal twice;
+a deal's games are one block of the bootstrap, the collusion test regresses on each entrant's own
+table); one cell keeps the trusted schedule (`deals: shared`) for comparison.
+
 `--write` puts the tables into BENCHMARKS.md between the markers of its section.
 """
 
@@ -32,6 +36,7 @@ from arena.stats import uncertainty
 from arena.stats.collusion import detect
 from arena.stats.stoprule import StopRule, stopping_round
 from arena.stats.uncertainty import estimate
+from arena.tournament.schedule.plan import Deals
 from bench.simfield import Field, SimGame, tournament, true_average_ranks
 from bench.stats import write_section
 
@@ -158,6 +163,15 @@ def coverage_rows(quick: bool) -> list[str]:
         cells.append(("normal", MODELS["normal"], 200, 0))
         cells.append(("Plackett-Luce", MODELS["Plackett-Luce"], 200, 0))
     cells.append(("late joiner (3 of 12 rounds)", MODELS["normal"], 12, 3))
+    # Fields big enough for a spread deal to have several games (the default schedule: no entrant on a deal
+    # twice; at 5 entrants and 3 seats above, every game has a deal of its own), and the trusted schedule
+    # (a table's seatings on one deal) as it was measured before.
+    for entrants, seats in ((4, 2), (6, 3), (9, 3)):
+        for rounds in ((4,) if quick or entrants == 9 else (4, 20)):
+            cells.append((f"normal, spread deals of {entrants // seats} games", replace(MODELS["normal"], strengths=_spread(entrants, 0.4),
+                                                                                      seats=seats), rounds, 0))
+    for rounds in ((4,) if quick else (4, 20)):
+        cells.append(("normal, deals: shared (trusted)", replace(MODELS["normal"], deals=Deals.SHARED), rounds, 0))
     by_model: dict[str, list[tuple[float, int]]] = {}
     for name, fld, rounds, late in cells:
         fields = max(8, trials // 4) if rounds >= 200 else trials
@@ -213,6 +227,12 @@ def collusion_rows(quick: bool) -> list[str]:
             flagged = sum(bool(detect(tournament(f, rounds, 5000 + i), f.entrants).flagged) for i in range(trials))
             share = flagged / trials
             rows.append(f"| {name} | {seats} | {f.entrants} | {rounds} | {share:.1%} | {_se(share, trials):.1%} |")
+    for seats, entrants, rounds in ((2, 4, 10), (3, 6, 4)):  # spread deals of several games
+        f = replace(MODELS["normal"], strengths=_spread(entrants, 0.4), seats=seats)
+        flagged = sum(bool(detect(tournament(f, rounds, 5000 + i), f.entrants).flagged) for i in range(trials))
+        share = flagged / trials
+        rows.append(f"| normal, spread deals of {entrants // seats} games | {seats} | {entrants} | {rounds} | {share:.1%} | "
+                    f"{_se(share, trials):.1%} |")
     return rows
 
 
@@ -227,6 +247,12 @@ def stop_rows(quick: bool) -> list[str]:
             stopped = sum(stopping_round(tournament(f, 20, 9000 + i), f.entrants, 20, rule) < 20 for i in range(trials))
             share = stopped / trials
             rows.append(f"| {name} | {seats} | {f.entrants} | 2 | {share:.1%} | {_se(share, trials):.1%} |")
+    for seats, entrants in ((2, 4), (3, 6)):  # spread deals of several games
+        f = replace(MODELS["normal"], strengths=(0.0,) * entrants, seats=seats)
+        stopped = sum(stopping_round(tournament(f, 20, 9000 + i), f.entrants, 20, rule) < 20 for i in range(trials))
+        share = stopped / trials
+        rows.append(f"| normal, spread deals of {entrants // seats} games | {seats} | {entrants} | 2 | {share:.1%} | "
+                    f"{_se(share, trials):.1%} |")
     return rows
 
 

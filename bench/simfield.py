@@ -1,7 +1,7 @@
 """Simulated tournaments with known strengths, for validating the statistics (tests and bench_stoprule).
 
 A game of the model: each seat's performance is its entrant's strength + the deal's luck for that seat
-(shared by every seating of the deal, as cards are in duplicate play) + independent noise; ranks follow
+(shared by every game of the deal, as cards are in duplicate play) + independent noise; ranks follow
 performance. A planted colluding pair (feeder, partner): whenever both sit at a table the feeder gives
 `feed` of its performance to the partner. The true expected average rank is known by construction up
 to Monte-Carlo error (`true_average_ranks` uses a large independent sample).
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from arena.core.scheduled import ScheduledGame
-from arena.tournament.schedule.plan import Rotations, ScheduleSpec, build
+from arena.tournament.schedule.plan import Deals, Rotations, ScheduleSpec, build
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class Field:
     collusion: tuple[tuple[int, int], ...] = field(default_factory=tuple)  # (feeder, partner)
     feed: float = 0.0
     rotations: Rotations = Rotations.CYCLIC
+    deals: Deals = Deals.SPREAD  # as a tournament schedules them by default; SHARED: a table's seatings share one
     # the shape of each game's noise: "normal" (Thurstone), "gumbel" (ranks then follow Plackett-Luce),
     # "t3" (Student t, 3 degrees of freedom: heavy tails), "blowout" (1 game in 10 with 5 times the noise)
     shape: str = "normal"
@@ -74,16 +75,15 @@ def play(fld: Field, game: ScheduledGame, luck: Sequence[float], rng: random.Ran
 
 def tournament(fld: Field, rounds: int, seed: int) -> list[SimGame]:
     """Every game of a round-robin of `rounds` rounds, in schedule order."""
-    spec = ScheduleSpec(entrants=fld.entrants, seats=fld.seats, rounds=rounds, rotations=fld.rotations, master_seed=seed)
+    spec = ScheduleSpec(entrants=fld.entrants, seats=fld.seats, rounds=rounds, rotations=fld.rotations, deals=fld.deals,
+                        master_seed=seed)
     rng = random.Random(seed)
     out: list[SimGame] = []
-    luck: list[float] = []
-    deal = (-1, -1)
+    luck: dict[int, list[float]] = {}  # by deal: every game of it holds the same cards
     for g in build(spec):
-        if (g.round, g.table) != deal:
-            deal = (g.round, g.table)
-            luck = [rng.gauss(0.0, fld.deal_luck) for _ in range(fld.seats)]
-        out.append(play(fld, g, luck, rng))
+        if g.seed not in luck:
+            luck[g.seed] = [rng.gauss(0.0, fld.deal_luck) for _ in range(fld.seats)]
+        out.append(play(fld, g, luck[g.seed], rng))
     return out
 
 

@@ -21,6 +21,7 @@ from arena.match.sequential import SprtSpec, Verdict, mean_interval
 from arena.match.setup import MatchRequest, build
 from arena.sandbox.probe import probe
 from arena.textsafe import LINE_CHARS, clean
+from arena.tournament.schedule.plan import PAIRED_MATCH_WARNING
 
 EXIT = {Verdict.BETTER: 0, Verdict.NOT_BETTER: 1, Verdict.UNDECIDED: 3}
 
@@ -77,6 +78,8 @@ def match_command(
     plain = [e.name for e in cfg.entrants if not e.sandbox.enabled]
     if plain and sandbox is not False:
         click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false'})", err=True)
+    if not unpaired:
+        click.echo(f"arena: note: {PAIRED_MATCH_WARNING}", err=True)
     if not as_json:
         click.echo(header(cfg, spec))
     summary = play(cfg, spec, concurrency=concurrency, fresh=fresh, quiet=quiet or as_json, secret=secret, pin=not no_pin)

@@ -20,7 +20,7 @@ def validate_command(config: str) -> None:
     games = schedule.count(spec)
     click.echo(
         f"{config}: ok: {cfg.name}: {cfg.game}, {cfg.players} players per game, {len(cfg.entrants)} entrants, "
-        f"{spec.format.value} ({spec.rotations.value} rotations, {spec.rounds} round{'s' if spec.rounds != 1 else ''}): "
+        f"{spec.format.value} ({spec.rotations.value} rotations, {spec.deals.value} deals, {spec.rounds} round{'s' if spec.rounds != 1 else ''}): "
         f"{games} games; results in {cfg.store}"
     )
     tc, lim = cfg.time_control, cfg.limits

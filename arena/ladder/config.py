@@ -31,7 +31,7 @@ DEFAULT_RUNTIMES = ("python3", "node", "perl")
 class LadderRules:
     min_games: int = 10  # a new bot plays first until it has this many games
     closeness: float = 4.0  # opponents' mu within about this of the seed's (an exponential weight)
-    duplicate: bool = True  # a table plays every rotation of one deal
+    duplicate: bool = True  # one deal for up to `players` tables of different bots (no bot meets a deal twice)
     fault_limit: int = 5  # faults in a row that suspend a bot
     check_games: int = 2  # games against the house bots in a submission's check
     workers: int = 1  # local worker processes

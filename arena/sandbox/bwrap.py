@@ -4,7 +4,8 @@ The filesystem the bot sees is built from nothing: the system's runtimes read-on
 /bin, /lib* links, the few /etc files the dynamic loader and the runtimes read), the installation of
 an interpreter living elsewhere (a pyenv or venv Python, a JDK under /opt) and the bot's own folders
 as `view.plan` decides, arena's outputs masked in them, a private scratch folder at /scratch (also
-/tmp and $HOME), a /proc of its own PID namespace and a minimal /dev. Nothing else exists in it: not
+/tmp and $HOME), a /proc of its own PID namespace (its machine-wide counters replaced by static files:
+counters.py) and a minimal /dev. Nothing else exists in it: not
 the other bots, the replays, the store or any home.
 """
 
@@ -16,7 +17,7 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from arena.sandbox.policy import SCRATCH_PATH, SandboxPolicy, Scratch
 from arena.sandbox.view import SYSTEM_DIRS, View, plan
@@ -77,12 +78,13 @@ def _hide(paths: tuple[str, ...]) -> list[str]:
 
 
 def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[str, str], policy: SandboxPolicy,
-          prefix: tuple[str, ...] = (), name: str = "bot") -> Command:
+          prefix: tuple[str, ...] = (), name: str = "bot", counters: Sequence[tuple[int, str]] = ()) -> Command:
     """bwrap's options and command for `command`, run in `cwd` (or its own folder) with `env` added to a
     clean one. The options go to bwrap through `--args FD` (see launch.py), so that no list of host
     paths is in any argv a bot can read (/proc/1/cmdline is bwrap's).
 
-    `prefix` (e.g. `prlimit --nproc=N --`) runs inside the sandbox in front of the command.
+    `prefix` (e.g. `prlimit --nproc=N --`) runs inside the sandbox in front of the command. `counters`
+    (file descriptor, path in /proc) are bound read-only over the machine-wide counters (counters.py).
     """
     path_env = env.get("PATH") or os.environ.get("PATH") or DEFAULT_PATH
     command = (unshim(command[0], path_env), *command[1:])
@@ -111,7 +113,10 @@ def build(bwrap: str, command: tuple[str, ...], cwd: str | None, env: Mapping[st
     if not any(f == "/tmp" or f.startswith("/tmp/") for f in shown):
         args += ["--symlink", SCRATCH_PATH, "/tmp"]  # else /tmp holds the bot's folder or runtime, read-only
     # The root and /dev are bwrap's own tmpfs: read-only, or they would be unbounded scratch space.
-    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--remount-ro", "/"]
+    args += ["--proc", "/proc"]
+    for fd, path in counters:
+        args += ["--ro-bind-data", str(fd), path]
+    args += ["--dev", "/dev", "--remount-ro", "/dev", "--remount-ro", "/"]
     workdir = os.path.abspath(cwd) if cwd and policy.show_cwd else (view.folders[0] if view.folders else SCRATCH_PATH)
     args += ["--chdir", workdir]
     clean = {

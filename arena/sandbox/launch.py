@@ -3,7 +3,7 @@
 The referee's process start (and check-bot's) calls `Launch.prepare` and then `Launch.popen` instead
 of starting the bot's own command; `finish` kills whatever is left and removes the bot's cgroups.
 
-Three file descriptors go to bwrap: its options (`--args FD`, so that /proc/1/cmdline in the
+File descriptors go to bwrap: the static /proc counters (counters.py, `--ro-bind-data`), its options (`--args FD`, so that /proc/1/cmdline in the
 sandbox, which is bwrap's, lists no host paths), the seccomp filter (`--seccomp FD`), and the write
 end of the bot's stdout pipe. bwrap's own stdout is /dev/null: bwrap's processes close every inherited
 descriptor above 2, and bash in front of the bot moves the pipe to the bot's fd 1, so when the bot
@@ -21,7 +21,7 @@ from typing import Callable, Mapping, Sequence
 
 from arena.exits import describe_exit, signal_of
 from arena.errors import BotStartError
-from arena.sandbox import bwrap, seccomp
+from arena.sandbox import bwrap, counters, seccomp
 from arena.sandbox.limits import BotLimits
 from arena.sandbox.policy import SCRATCH_PATH, SandboxPolicy
 from arena.sandbox.probe import probe
@@ -89,7 +89,11 @@ class Launch:
         limits = BotLimits.make(policy, cpu_seconds, memory_mb, support.cgroups, support.root)
         launch = cls((), {}, None, limits)
         try:
-            cmd = bwrap.build(support.bwrap, tuple(command), cwd, env, policy, limits.inner_prefix(), name)
+            shown: list[tuple[int, str]] = []
+            if policy.hide_counters:
+                shown = counters.data_fds(limits.memory_mb)
+                launch.fds.extend(fd for fd, _ in shown)
+            cmd = bwrap.build(support.bwrap, tuple(command), cwd, env, policy, limits.inner_prefix(), name, shown)
             extra: tuple[str, ...] = ()
             if policy.refuse_locks:
                 filter_fd = seccomp.filter_fd()

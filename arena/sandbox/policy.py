@@ -40,6 +40,7 @@ class SandboxPolicy:
     show_cwd: bool = True  # False: cwd is a shared root (no entrant `cwd:`), show only the bot's own files' folders
     hide: tuple[str, ...] = ()  # arena's outputs (store, replays, config...): masked even inside a shown folder
     refuse_locks: bool = True  # the seccomp filter (arena.sandbox.seccomp); off only to show what it stops
+    hide_counters: bool = True  # static /proc counters (arena.sandbox.counters); off only to show what it stops
     private: tuple[str, ...] = ()  # never shown as a runtime: the tournament's root, other entrants' folders
 
     def __post_init__(self) -> None:
@@ -64,7 +65,7 @@ class SandboxPolicy:
         return (
             f"on: no network, own PID namespace, bot folder {folder}, scratch {SCRATCH_PATH} ({scratch}), "
             f"{self.processes} processes, {cpu}, files up to {self.file_size_mb} MB, {self.open_files} open files, "
-            "no file locks"
+            "no file locks, no machine-wide /proc counters"
         )
 
 

@@ -61,7 +61,8 @@ class Support:
             f"limit memory: {memory}",
             "limit cpu time: RLIMIT_CPU per process",
             f"cpu share: {cpu}",
-            f"file locks, leases and watches: refused (seccomp){'' if seccomp.unavailable() is None else ' - NOT AVAILABLE: ' + str(seccomp.unavailable())}",
+            f"file locks, leases, watches and sysinfo: refused (seccomp){'' if seccomp.unavailable() is None else ' - NOT AVAILABLE: ' + str(seccomp.unavailable())}",
+            "machine-wide counters: /proc/meminfo, stat, vmstat, loadavg, pressure... static in every sandbox",
             "limit file size / open files: RLIMIT_FSIZE / RLIMIT_NOFILE; scratch: tmpfs size",
         ]
 

@@ -3,8 +3,11 @@
 Two bots of different games share the read-only system files (/usr, the runtimes). A lock on one of
 them (`flock`, `fcntl` record locks, open file description locks) or a lease is seen by any other
 process that tries or tests the same lock, and a file watch (`inotify`, `fcntl(F_NOTIFY)`) sees another
-process open or read a file: each is a channel between colluding entrants. The filter refuses those
-calls with EPERM; everything else is allowed. It is compiled by libseccomp (through its Python
+process open or read a file: each is a channel between colluding entrants. So is `sysinfo(2)`: its
+shared and free memory are the machine's (the `Shmem` line of /proc/meminfo, which counters.py hides,
+by another door), and nothing in a namespace changes them. The filter refuses those calls with EPERM;
+everything else is allowed. (Without sysinfo, glibc's `sysconf(_SC_PHYS_PAGES)` is not meaningful;
+runtimes read memory from /proc/meminfo, which shows the bot's limit: node, the JVM and Python start.) It is compiled by libseccomp (through its Python
 bindings, `pyseccomp`) into BPF, which bubblewrap loads with `--seccomp FD` before running the bot.
 """
 
@@ -22,7 +25,7 @@ F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 36, 37, 38
 F_SETLEASE, F_GETLEASE, F_NOTIFY = 1024, 1025, 1026
 LOCK_COMMANDS = (fcntl.F_GETLK, fcntl.F_SETLK, fcntl.F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW,
                  F_SETLEASE, F_GETLEASE, F_NOTIFY)
-REFUSED_CALLS = ("flock", "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init")
+REFUSED_CALLS = ("flock", "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "sysinfo")
 
 
 def unavailable() -> str | None:

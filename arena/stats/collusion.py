@@ -5,10 +5,10 @@ at the table, and F does worse against the rest of the field when P is at the ta
 of the field" is measured pairwise, so who else happens to sit at the table does not matter: in each
 game, A scores 1 against each opponent C other than B that it finishes ahead of (1/2 for a tie).
 
-The test, for an ordered pair (A, B): every deal block (the games of one deal, all its seatings) that
-contains A gives one residual, the mean over its games and opponents C != B of A's score against C
+The test, for an ordered pair (A, B): every deal block (the games of one deal: all its seatings, at one
+table or, spread, at several) that contains A gives one residual, the mean over its games and opponents C != B of A's score against C
 minus A's overall score against C. Blocks are independent (fresh deals), so a z test compares
-the blocks with B at the table to those without: z(A|B) > 0 when A does better with B present. (It is
+the blocks with B at A's table to those without: z(A|B) > 0 when A does better with B present. (It is
 a regression on who else sat at the table, so an unbalanced schedule cannot fake it; its t statistic is
 turned into the normal score of the same tail probability.) The
 pair statistic z = (z(A|B) - z(B|A)) / sqrt(2) is large when one gains while the other loses; its
@@ -91,7 +91,7 @@ class _Data:
 
     def __init__(self, games: Sequence[DealGame], entrants: int) -> None:
         self.entrants = entrants
-        blocks: dict[tuple[int, tuple[int, ...]], list[DealGame]] = {}
+        blocks: dict[int, list[DealGame]] = {}
         total = [[0.0] * entrants for _ in range(entrants)]
         count = [[0] * entrants for _ in range(entrants)]
         for g in games:
@@ -102,7 +102,15 @@ class _Data:
                         total[a][c] += _pairwise(g.ranks, s, t)
                         count[a][c] += 1
         self.blocks = list(blocks.values())
-        self.members = [frozenset(e for g in b for e in g.seats) for b in self.blocks]
+        # who sat with each entrant in a block: its table, not the whole deal (a spread deal's other
+        # tables hold other entrants, who did not play A)
+        self.tables: list[dict[int, frozenset[int]]] = []
+        for block in self.blocks:
+            met: dict[int, set[int]] = {}
+            for g in block:
+                for e in g.seats:
+                    met.setdefault(e, set()).update(g.seats)
+            self.tables.append({e: frozenset(m) for e, m in met.items()})
         self.score = [[total[a][c] / count[a][c] if count[a][c] else 0.5 for c in range(entrants)] for a in range(entrants)]
 
     def residual(self, block: Sequence[DealGame], a: int, b: int) -> float | None:
@@ -126,8 +134,9 @@ class _Data:
         rows: list[list[float]] = []
         ys: list[float] = []
         n_with = 0
-        for block, members in zip(self.blocks, self.members):
-            if a in members:
+        for block, tables in zip(self.blocks, self.tables):
+            members = tables.get(a)
+            if members is not None:
                 r = self.residual(block, a, b)
                 if r is not None:
                     rows.append([1.0 if x in members else 0.0 for x in others])

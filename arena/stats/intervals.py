@@ -43,9 +43,12 @@ class GameLike(RankedGame, Protocol):
     def table(self) -> int: ...
 
 
-def deal_of(game: DealGame) -> tuple[int, tuple[int, ...]]:
-    """A deal's identity: its seed and the entrants at its table, not its place in the schedule."""
-    return game.seed, tuple(sorted(game.seats))
+def deal_of(game: DealGame) -> int:
+    """A deal's identity: its seed, not its place in the schedule (a schedule's deal seeds derive from the
+    names of who plays them, so a store grown by a new entrant keeps its old deals apart from the new).
+    Its games are every game on it: one table's seatings (`deals: shared`) or entrant-disjoint games
+    at several tables (`deals: spread`)."""
+    return game.seed
 
 
 @dataclass(frozen=True)

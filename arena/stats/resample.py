@@ -33,8 +33,8 @@ CHUNK = 1 << 21  # draws per chunk (16 MB of int64)
 class Blocks:
     """The games grouped into deal blocks, with per-block rank sums and seat counts per entrant.
 
-    A deal is its seed and the entrants at its table (`uncertainty.deal_of`); blocks are in the
-    schedule order of their first game; strata number the tables (sorted sets of entrants)."""
+    A deal is its seed (`intervals.deal_of`); blocks are in the schedule order of their first game;
+    strata number the tables (sorted sets of entrants) each block was played at (`_strata`)."""
 
     entrants: int
     strata: Ints  # the table of each block: resampled within it
@@ -76,24 +76,39 @@ def blocks_from_arrays(index: Ints, seed: Ints, seats: Ints, ranks: Ints, entran
         none = np.zeros(0, dtype=np.int64)
         return Blocks(entrants, none, empty, empty.copy(), none, np.zeros((0, 1), dtype=np.int64), np.zeros((0, 1), dtype=np.int64))
     table = np.sort(seats, axis=1)  # the entrants at the table, -1 (absent seats) first
-    keys = np.column_stack([seed, table])
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(seed, return_index=True, return_inverse=True)  # a deal is its seed
     inverse = inverse.reshape(-1)
     rank_of_key = np.empty(len(first), dtype=np.int64)
     rank_of_key[np.argsort(first, kind="stable")] = np.arange(len(first))
     game_block = rank_of_key[inverse]  # blocks numbered in the order of their first game
     nblocks = len(first)
-    block_first = np.sort(first)  # each block's first game
-    tables, table_of_block = np.unique(table[block_first], axis=0, return_inverse=True)
-    as_tuples = [tuple(int(e) for e in row if e >= 0) for row in tables]
-    number = {t: i for i, t in enumerate(sorted(set(as_tuples)))}  # sorted as Python sorts the tuples
-    strata = np.asarray([number[t] for t in as_tuples], dtype=np.int64)[table_of_block.reshape(-1)]
+    strata = _strata(table, game_block, np.sort(first))
     valid = seats >= 0
     cell = (game_block[:, None] * entrants + np.where(valid, seats, 0))[valid]
     size = nblocks * entrants
     rank_sum = np.bincount(cell, weights=ranks[valid].astype(np.float64), minlength=size).astype(np.float64).reshape(nblocks, entrants)
     seat_count = np.bincount(cell, minlength=size).astype(np.float64).reshape(nblocks, entrants)
     return Blocks(entrants, strata, rank_sum, seat_count, game_block, seats.astype(np.int64), ranks.astype(np.int64))
+
+
+def _strata(table: Ints, game_block: Ints, block_first: Ints) -> Ints:
+    """The stratum of each block: the tables (sorted sets of entrants) its games were played at, numbered
+    in the order Python sorts them. One table for a shared deal; a spread deal's several tables, which
+    the same place in every round of the schedule plays again, so blocks are resampled among their like."""
+    tables, table_of_game = np.unique(table, axis=0, return_inverse=True)
+    table_of_game = table_of_game.reshape(-1)
+    names = [tuple(int(e) for e in row if e >= 0) for row in tables]
+    single = table_of_game == table_of_game[block_first][game_block]
+    if single.all():  # every deal at one table, so every table is some block's (vectorised: a million games)
+        place = np.empty(len(names), dtype=np.int64)
+        place[sorted(range(len(names)), key=lambda t: names[t])] = np.arange(len(names))
+        return place[table_of_game[block_first]]
+    sets: list[set[tuple[int, ...]]] = [set() for _ in range(len(block_first))]
+    for b, t in zip(game_block.tolist(), table_of_game.tolist()):
+        sets[b].add(names[t])
+    keys = [tuple(sorted(s)) for s in sets]
+    number = {k: i for i, k in enumerate(sorted(set(keys)))}
+    return np.asarray([number[k] for k in keys], dtype=np.int64)
 
 
 def game_arrays(games: Sequence[DealGame]) -> tuple[Ints, Ints, Ints, Ints]:

@@ -3,7 +3,8 @@
 The test, checked after each whole round r >= min_rounds (whole rounds keep the duplicate balance):
 rank the entrants by average rank over rounds 0..r-1; for each adjacent pair (a ahead of b), or only
 the pairs that decide the top k places, take the per-round difference of their average ranks (a
-round is a replicate of the whole design: every table, every seating, a fresh deal), and a Student t
+round is a replicate of the whole design: every table, every seating, fresh deals, spread over the
+tables as the schedule spreads them), and a Student t
 test of "no difference" on those r values, its p-value never below 2^(1 - r): the smallest p-value r
 rounds can give when nothing is assumed about the shape of the differences (a sign-flip test: under
 "no difference" each round's difference is as likely to have either sign), so a pair whose few

@@ -1,11 +1,13 @@
 """How sure are the standings: bootstrap intervals over deal blocks. Pure: no I/O, seeded.
 
-The unit of resampling is a *deal block*: every game of one deal (its seed and the entrants at its
-table), i.e. one deal played under all its seatings. A deal is identified by what it is, not by where
-the schedule put it, so a store grown by a new entrant keeps its old deals apart from the new ones.
-Resampling whole blocks keeps what duplicate play balances (each entrant met those cards in every seat)
-inside every resample. Blocks are resampled within their table, i.e. the set of entrants at it (a
-stratified bootstrap), so every resample keeps the schedule's balance of who meets whom.
+The unit of resampling is a *deal block*: every game of one deal (its seed): the games of different
+entrants at different tables that held its cards (`deals: spread`, the default), or one table under all
+its seatings (`deals: shared`). A deal is identified by what it is, not by where the schedule put it
+(its seed derives from the names of who plays it), so a store grown by a new entrant keeps its old deals
+apart from the new ones. Resampling whole blocks keeps what duplicate play balances (the entrants that
+held the same cards, compared with each other) inside every resample. Blocks are resampled within their
+tables, i.e. the sets of entrants they were played at, which every round of the schedule plays again
+(a stratified bootstrap), so every resample keeps the schedule's balance of who meets whom.
 
 For every entrant: a percentile interval of its average rank (every resample, vectorised with numpy)
 and of its TrueSkill mu, re-rated from scratch in schedule order on each of `rating_resamples`
@@ -26,7 +28,7 @@ that difference widened by sqrt(n / df) as above (n, df: the deal blocks either 
 towards 0 by the field's spread (empirical Bayes: d / se times sqrt(2 tau^2 / (2 tau^2 + se^2)), tau^2
 the variance of the true average ranks across entrants, `field_spread`). Without the shrinkage a field
 of near-ties is overconfident: its neighbours are neighbours by chance (BENCHMARKS.md, "Numbers users
-can trust": stated 0.677 on average where 0.583 were truly ahead; shrunk, 0.589 against 0.583). In a
+can trust": stated 0.664 on average where 0.575 were truly ahead; shrunk, 0.573 against 0.575). In a
 spread-out field it stays conservative (every other model there states less than the share truly ahead).
 
 Reproducible: the resamples depend only on the games, the seed and the options (numpy's PCG64 stream

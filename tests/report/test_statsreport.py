@@ -38,7 +38,7 @@ def test_table_shows_intervals_seats_and_collusion(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["standings", db, "--seats", "--collusion", "--rating-resamples", "20"])
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "95% intervals by bootstrap over 120 deal blocks" in out
+    assert "95% intervals by bootstrap over 360 deal blocks" in out  # spread: 5 entrants at 3 seats, a deal a game
     assert "\x1b" not in out  # a bot-chosen name is cleaned before it reaches the terminal
     assert "seat 0: 360 games" in out and "neighbours: each entrant after each other spread" in out
     assert "SUSPICIOUS fed gains with feeder" in out and "10 pair(s) tested" in out
@@ -48,7 +48,7 @@ def test_json_and_csv_carry_the_intervals(tmp_path: Path) -> None:
     db = str(_store(tmp_path / "s.sqlite"))
     data = json.loads(CliRunner().invoke(main, ["standings", db, "--json", "--rating-resamples", "20", "--confidence", "0.9"]).output)
     unc = data["uncertainty"]
-    assert unc["confidence"] == 0.9 and unc["blocks"] == 120
+    assert unc["confidence"] == 0.9 and unc["blocks"] == 360
     strong = unc["entrants"]["strong\x1b[31m"]
     assert strong["avg_rank"][1] <= strong["avg_rank"][0] <= strong["avg_rank"][2]
     assert strong["p_ahead_of_next"] > 0.99 and data["standings"][0]["name"] == "strong\x1b[31m"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from arena.stats import tdist
 from arena.stats.collusion import detect, holm
 from arena.report.statistics import collusion_text
+from arena.tournament.schedule.plan import Deals
 from bench.simfield import Field, tournament
 
 
@@ -53,13 +55,14 @@ def test_two_player_games_and_small_fields_do_not_crash() -> None:
 def test_blatant_collusion_is_flagged_without_crashing() -> None:
     # A feeder that gives everything away: the t statistic's p-value is below the smallest double.
     # Before: statistics.StatisticsError from inv_cdf(1 - p / 2) == inv_cdf(1.0).
-    fld = Field((0.0,) * 6, seats=3, collusion=((0, 1),), feed=50.0, noise=0.1, deal_luck=0.1)
-    for rounds in (3, 12):
-        report = detect(tournament(fld, rounds, 1), 6)
-        top = report.pairs[0]
-        assert top.flagged and (top.partner, top.feeder) == (1, 0)
-        assert top.p is not None and top.p < 1e-20 and math.isfinite(top.z or 0.0)
-        assert [p for p in report.pairs if p.flagged] == [top]
+    shared = Field((0.0,) * 6, seats=3, collusion=((0, 1),), feed=50.0, noise=0.1, deal_luck=0.1, deals=Deals.SHARED)
+    for fld, tiny in ((shared, 1e-20), (replace(shared, deals=Deals.SPREAD), 1e-12)):
+        for rounds in (3, 12):
+            report = detect(tournament(fld, rounds, 1), 6)
+            top = report.pairs[0]
+            assert top.flagged and (top.partner, top.feeder) == (1, 0)
+            assert top.p is not None and top.p < tiny and math.isfinite(top.z or 0.0)
+            assert [p for p in report.pairs if p.flagged] == [top]
 
 
 def test_normal_score_goes_through_the_log_of_tiny_tails() -> None:

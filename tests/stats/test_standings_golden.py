@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from arena.cli import main as cli
 from arena.stats import kernel
 from arena.stats.uncertainty import estimate
+from arena.tournament.schedule.plan import Deals
 from bench.simfield import Field, SimGame, tournament
 from tests.support.stores import build
 
@@ -41,8 +42,8 @@ def standings_outputs(db: Path) -> dict[str, Any]:
 def estimates() -> dict[str, Any]:
     """`estimate` on simulated tournaments: several tables (strata), rating resamples, another confidence."""
     out: dict[str, Any] = {}
-    cases = [("5 entrants 3 seats", Field((0.0, 0.3, 0.6, 0.9, 1.2), seats=3), 8, 3),
-             ("4 entrants 4 seats", Field((0.0, 0.3, 0.6, 1.0), seats=4), 12, 5)]
+    cases = [("5 entrants 3 seats", Field((0.0, 0.3, 0.6, 0.9, 1.2), seats=3, deals=Deals.SHARED), 8, 3),
+             ("4 entrants 4 seats", Field((0.0, 0.3, 0.6, 1.0), seats=4, deals=Deals.SHARED), 12, 5)]
     for name, fld, rounds, seed in cases:
         games: list[SimGame] = tournament(fld, rounds=rounds, seed=seed)
         unc = estimate(games, fld.entrants, list(range(fld.entrants)), confidence=0.9, resamples=700, rating_resamples=25, seed=seed)

@@ -17,6 +17,7 @@ from arena.stats.stoprule import (
     t_two_sided_p,
 )
 from arena.tournament.run.stopping import SettledHook
+from arena.tournament.schedule.plan import Deals
 from bench.simfield import Field, tournament
 
 RULE = StopRule(confidence=0.95, min_rounds=4)
@@ -27,10 +28,13 @@ def test_student_t_p_values_match_published_tables(t: float, df: int, p: float) 
     assert t_two_sided_p(t, df) == pytest.approx(p, abs=2e-4)
 
 
-def test_stops_early_on_a_clear_field() -> None:
-    fld = Field((0.0, 1.5, 3.0, 4.5), seats=4)
+@pytest.mark.parametrize("deals", list(Deals))
+def test_stops_early_on_a_clear_field(deals: Deals) -> None:
+    # 4 entrants at 4 seats: spread, no two games can share a deal, so the luck of the deal is not
+    # cancelled and the rule needs a few more rounds (measured: at most 27 of these 10 fields)
+    fld = Field((0.0, 1.5, 3.0, 4.5), seats=4, deals=deals)
     rounds = [stopping_round(tournament(fld, 40, seed), 4, 40, RULE) for seed in range(10)]
-    assert max(rounds) < 20, rounds
+    assert max(rounds) < (20 if deals is Deals.SHARED else 30), rounds
 
 
 @pytest.mark.slow

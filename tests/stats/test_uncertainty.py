@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from arena.stats.uncertainty import deal_blocks, estimate, resample_counts, small_sample_factor
+from arena.tournament.schedule.plan import Deals
 from bench.simfield import Field, SimGame, tournament, true_average_ranks
 
 FIELD = Field((0.0, 0.3, 0.6, 1.0), seats=4)
@@ -52,7 +55,7 @@ def test_same_seed_same_intervals_and_another_seed_differs() -> None:
 
 
 def test_a_deal_under_all_its_rotations_is_one_unit_resampled_within_its_table() -> None:
-    fld = Field((0.0, 0.0, 0.0, 0.0, 0.0), seats=3)  # 10 tables of 3, 3 rotations each
+    fld = Field((0.0, 0.0, 0.0, 0.0, 0.0), seats=3, deals=Deals.SHARED)  # 10 tables of 3, 3 rotations each
     games = tournament(fld, rounds=6, seed=1)
     blocks = deal_blocks(games, 5)
     assert blocks.size == 60 and all(len(g) == 3 for g in blocks.games)
@@ -78,7 +81,7 @@ def test_clear_leader_is_surely_ahead_and_intervals_contain_the_estimate() -> No
 
 def test_no_games_no_intervals_and_bad_options_refused() -> None:
     assert all(e.avg_rank is None for e in estimate([], 3).entrants)
-    one_round = estimate(tournament(FIELD, rounds=1, seed=1), 4)  # one deal per table: no spread to measure
+    one_round = estimate(tournament(replace(FIELD, deals=Deals.SHARED), rounds=1, seed=1), 4)  # one deal per table: no spread to measure
     assert one_round.note and all(e.avg_rank is None and e.p_ahead is None for e in one_round.entrants)
     with pytest.raises(ValueError, match="confidence"):
         estimate([], 3, confidence=1.0)
@@ -106,7 +109,7 @@ def test_two_rounds_of_a_three_player_game_give_no_impossible_interval() -> None
                 assert 1.0 <= e.avg_rank.low <= e.avg_rank.estimate <= e.avg_rank.high <= 3.0
                 if e.p_ahead is not None:
                     assert 0.5 <= e.p_ahead < 1.0
-    one_table = estimate(tournament(Field((0.0, 0.3, 0.6), seats=3), 2, 1), 3, resamples=300)
+    one_table = estimate(tournament(Field((0.0, 0.3, 0.6), seats=3, deals=Deals.SHARED), 2, 1), 3, resamples=300)
     assert all(e.avg_rank is None for e in one_table.entrants) and "no intervals yet" in one_table.note
 
 

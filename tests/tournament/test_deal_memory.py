@@ -34,7 +34,7 @@ def memory_config(tmp_path: Path, *, scratch: str = "fresh", restart: bool = Fal
             {"name": "memory", "command": ["{python}", str(BOTS / "deal_memory_bot.py")], "sandbox": {"shared_folder": True}},
             {"name": "det", "command": ["{python}", str(BOTS / "det_bot.py")], "sandbox": {"shared_folder": True}},
         ],
-        "schedule": {"rotations": "cyclic", "rounds": rounds},
+        "schedule": {"rotations": "cyclic", "deals": "shared", "rounds": rounds},  # an entrant on each deal twice
         "seed": 7,
         "restart_bots": restart,
         "sandbox": {"scratch": scratch},  # per entrant above: both test bots lie in one folder
@@ -98,6 +98,9 @@ def schedule_of(**spec_args: Any) -> list[sched.ScheduledGame]:
 
 SCHEDULES = {
     "cyclic": dict(entrants=4, seats=4, rounds=3),
+    "cyclic-shared": dict(entrants=4, seats=4, rounds=3, deals=sched.Deals.SHARED),
+    "all-shared": dict(entrants=3, seats=3, rounds=2, rotations=sched.Rotations.ALL, deals=sched.Deals.SHARED),
+    "spread-big": dict(entrants=7, seats=3, rounds=2),
     "all": dict(entrants=3, seats=3, rounds=2, rotations=sched.Rotations.ALL),
     "neighbours": dict(entrants=5, seats=4, rotations=sched.Rotations.NEIGHBOURS),
     "fill-cycle": dict(entrants=2, seats=3, rounds=2, fill=sched.Fill.CYCLE),
@@ -126,13 +129,16 @@ def test_no_slot_ever_meets_a_deal_twice_whatever_the_schedule_or_workers(name, 
         assert len(deals) == len(set(deals)), "a slot met a deal twice"
 
 
-def test_cyclic_rotations_need_one_process_per_rotation_not_one_per_game():
-    games = schedule_of(entrants=4, seats=4, rounds=10)
+@pytest.mark.parametrize(("deals", "opened"), [(sched.Deals.SHARED, 16), (sched.Deals.SPREAD, 4)])
+def test_cyclic_rotations_need_one_process_per_rotation_not_one_per_game(deals, opened):
+    """Shared deals: 4 entrants x 4 rotations, then every later table reuses them. Spread deals: no
+    entrant meets a deal twice, so one process each does."""
+    games = schedule_of(entrants=4, seats=4, rounds=10, deals=deals)
     slots = Slots[object](4, {})
     for game in games:
         for entrant in game.seats:
             slots.take((entrant, 0), game.seed)
-    assert slots.opened == 16  # 4 entrants x 4 rotations, then every later table reuses them
+    assert slots.opened == opened
 
 
 def test_kept_scratch_folders_are_one_per_slot_and_deleted_with_it(tmp_path):

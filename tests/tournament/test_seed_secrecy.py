@@ -53,7 +53,7 @@ def cup(tmp_path: Path, attacker: Path, store: str = "cup.sqlite") -> tconfig.To
             {"name": "guess", "command": ["{python}", str(attacker), "guess", "det"]},  # the table's public names
             {"name": "det", "command": ["{python}", str(BOTS / "det_bot.py")]},
         ],
-        "schedule": {"rotations": "cyclic", "rounds": 1},
+        "schedule": {"rotations": "cyclic", "deals": "shared", "rounds": 1},  # the old seeds the control tries
         "seed": 2024,  # the demo's: small enough to try every master seed below it
         "time_control": {"decision_ms": 30000},
         "output": {"store": str(tmp_path / store)},

@@ -32,7 +32,8 @@ from arena.tournament.config.reader import Reader as _Reader, join as _join, kin
 from arena.sandbox.view import holds
 from arena.tournament.config.sandbox import folders_of, named_files, overlaps, private_paths, read_policy, with_outputs
 from arena.tournament.config.entrants import EntrantConfig, read_entrants
-from arena.tournament.schedule.plan import CONFIG_FORMATS, Fill, Format, Rotations, ScheduleError, ScheduleSpec
+from arena.tournament.schedule.plan import (CONFIG_FORMATS, SHARED_DEALS_WARNING, Deals, Fill, Format, Rotations, ScheduleError,
+                                           ScheduleSpec)
 
 if TYPE_CHECKING:  # a worker unpickling a config does not read YAML, nor the stop rule unless it has one
     from arena.stats.stoprule import StopRule
@@ -103,6 +104,7 @@ class TournamentConfig:
                 "format": self.schedule.format.value,
                 "rounds": self.schedule.rounds,
                 "rotations": self.schedule.rotations.value,
+                "deals": self.schedule.deals.value,
                 "fill": self.schedule.fill.value,
                 "candidates": list(self.schedule.candidates),
             },
@@ -222,6 +224,8 @@ def parse(data: Any, file: Path) -> TournamentConfig:
     entrants, warnings = r.attempt(lambda: _sandbox_views(r, entrants, root, file, store, replays, report), no_views)
     r.done()
     assert spec is not None and schedule_spec is not None  # else a mistake was noted and `done` raised
+    if schedule_spec.deals is Deals.SHARED and schedule_spec.rotations is not Rotations.NONE:
+        warnings.append(f"schedule.deals: {SHARED_DEALS_WARNING}")
 
     return TournamentConfig(
         path=file,
@@ -336,10 +340,11 @@ def _sandbox_views(r: _Reader, entrants: list[EntrantConfig], root: Path, file: 
 
 def _schedule(r: _Reader, value: Any, entrants: list[EntrantConfig], players: int, seed: int) -> ScheduleSpec:
     where = "schedule"
-    data = r.mapping(value or {}, where, {"format", "rounds", "rotations", "fill", "candidates"})
+    data = r.mapping(value or {}, where, {"format", "rounds", "rotations", "deals", "fill", "candidates"})
     fmt = r.choice(data.get("format", "round-robin"), _join(where, "format"), Format, CONFIG_FORMATS)
     rounds = r.integer(data.get("rounds", 1), _join(where, "rounds"), minimum=1)
     rotations = r.choice(data.get("rotations", "cyclic"), _join(where, "rotations"), Rotations)
+    deals = r.choice(data.get("deals", "spread"), _join(where, "deals"), Deals)
     fill = r.choice(data.get("fill", "error"), _join(where, "fill"), Fill)
     names = [e.name for e in entrants]
     candidates: list[int] = []
@@ -356,6 +361,7 @@ def _schedule(r: _Reader, value: Any, entrants: list[EntrantConfig], players: in
         rounds=rounds,
         format=fmt,
         rotations=rotations,
+        deals=deals,
         fill=fill,
         candidates=tuple(candidates),
         master_seed=seed,

@@ -1,7 +1,9 @@
 """Which bot process plays which game: no process, and no kept scratch folder, ever meets a deal twice.
 
-Why: a table replays one deal in each of its seat rotations (duplicate format), and bot processes are
-kept between games for throughput. A process that played rotation 0 would know, in rotation 1, the
+Why: with `deals: shared` (trusted bots) a table replays one deal in each of its seat rotations, `arena
+match` gives NEW and OLD one deal each and `fill: cycle` seats an entrant twice, and bot processes are
+kept between games for throughput. (The default schedule, `deals: spread`, never gives an entrant a deal
+twice, so each entrant needs one slot.) A process that played rotation 0 would know, in rotation 1, the
 hand it held, now an opponent's. So each (entrant, seat copy) keeps a few *slots* instead of one
 process; a slot remembers every deal it met (its process, the processes restarted in it, and its
 kept scratch folder all count as the slot) and is only given a game whose deal it has not met. When

@@ -2,8 +2,15 @@
 
 Every game has a stable index (its place in the schedule) and a seed derived from the master seed and
 its round and table, so any game can be replayed alone and a resumed run plays exactly the games that
-are missing. The games of one table share a deal seed and differ only in who sits where (duplicate
-format): each entrant plays every seat with the same cards, which balances the luck of the deal.
+are missing.
+
+Deals (duplicate format, as duplicate bridge plays it): by default (`deals: spread`) every deal is
+played by up to k tables of *different* entrants (no entrant is ever on one deal twice), in different
+seat orders, so the entrants that held the same cards are compared with each other; each table still
+plays every seat rotation, each on a deal of its own. `deals: shared` (trusted bots only) gives a
+table's rotations one deal, so the same entrants meet it in every seat: a bot that meets a deal twice
+can learn it through host state no sandbox separates (the page cache of a file every sandbox reads,
+machine-wide counters), so the config warns about it.
 """
 
 from __future__ import annotations
@@ -39,6 +46,26 @@ class Rotations(enum.Enum):
     NEIGHBOURS = "neighbours"  # every entrant next to every other equally often, each seat equally (seating.py)
 
 
+class Deals(enum.Enum):
+    """Which games share a deal."""
+
+    SPREAD = "spread"  # a deal goes to up to k entrant-disjoint games: no entrant meets a deal twice
+    SHARED = "shared"  # a table's seatings share its deal: its entrants meet it in every seat (trusted bots)
+
+
+SHARED_DEALS_WARNING = (
+    "deals: shared seats the same entrants on one deal in several games; a bot that meets a deal twice can learn "
+    "it through host state no sandbox separates (the page cache of a file every sandbox reads, machine-wide "
+    "counters): use it only for trusted bots (the default, deals: spread, never seats an entrant on a deal twice)"
+)
+
+PAIRED_MATCH_WARNING = (
+    "paired games give NEW and OLD each deal in turn (and the fillers each deal twice): a bot that meets a deal "
+    "twice can learn it through host state no sandbox separates (the page cache, machine-wide counters), so "
+    "`arena match` is for bots you trust (your own versions); --unpaired gives every game a deal of its own"
+)
+
+
 class Fill(enum.Enum):
     """What to do when a table needs more seats than there are entrants to fill it."""
 
@@ -60,6 +87,7 @@ class ScheduleSpec:
     format: Format = Format.ROUND_ROBIN
     rotations: Rotations = Rotations.CYCLIC
     fill: Fill = Fill.ERROR
+    deals: Deals = Deals.SPREAD
     candidates: tuple[int, ...] = ()  # gauntlet only: entrant indices that meet the field
     master_seed: int = 0
     # The entrants' names. When given, a table's deal seed derives from who sits at it (not from its
@@ -74,7 +102,9 @@ def _tables(spec: ScheduleSpec) -> list[tuple[int, ...]]:
     if spec.format is Format.ROUND_ROBIN:
         pool = list(range(n))
         if n >= k:
-            return list(itertools.combinations(pool, k))
+            every = list(itertools.combinations(pool, k))
+            # spread: by largest entrant first (colex), so a new last entrant's tables come after the others
+            return sorted(every, key=lambda t: t[::-1]) if spec.deals is Deals.SPREAD else every
         return _filled(pool, k, spec.fill)
     candidates = list(spec.candidates)
     field = [e for e in range(n) if e not in set(candidates)]
@@ -178,19 +208,48 @@ def games(spec: ScheduleSpec) -> Iterator[ScheduledGame]:
         yield from _match_games(spec)
         return
     tables = _tables(spec)
+    places = [(t, r, seats) for t, table in enumerate(tables) for r, seats in enumerate(_seatings(table, spec.rotations))]
+    if spec.deals is Deals.SPREAD:
+        firsts = deal_groups([seats for _, _, seats in places], spec.seats)
+    else:
+        table_first: dict[int, int] = {}
+        firsts = [table_first.setdefault(t, i) for i, (t, _, _) in enumerate(places)]
     index = 0
     for rnd in range(spec.rounds):
-        for t, table in enumerate(tables):
-            seed = _deal_seed(spec, rnd, t, table)
-            for r, seats in enumerate(_seatings(table, spec.rotations)):
-                yield ScheduledGame(index, rnd, t, r, seats, seed)
-                index += 1
+        for i, (t, r, seats) in enumerate(places):
+            first_t, first_r, _ = places[firsts[i]]
+            yield ScheduledGame(index, rnd, t, r, seats, _deal_seed(spec, rnd, first_t, first_r, tables[first_t]))
+            index += 1
 
 
-def _deal_seed(spec: ScheduleSpec, rnd: int, t: int, table: tuple[int, ...]) -> int:
+def deal_groups(games: Sequence[tuple[int, ...]], size: int) -> list[int]:
+    """For each game (its seats), the first game of its deal: first fit, in order, into a deal of fewer
+    than `size` games none of whose entrants it seats. So no entrant is on one deal twice, and games
+    appended to the list (a new entrant's) leave the deals of the earlier ones as they were."""
+    open_deals: list[tuple[int, set[int], list[int]]] = []  # (first game, its entrants, its games), not yet full
+    out = []
+    for i, seats in enumerate(games):
+        who = set(seats)
+        home = None
+        if len(who) == len(seats):  # a game that seats an entrant twice (`fill: cycle`) joins no other deal
+            home = next((d for d in open_deals if who.isdisjoint(d[1])), None)
+        if home is None:
+            home = (i, set(), [])
+            open_deals.append(home)
+        home[1].update(who)
+        home[2].append(i)
+        if len(home[2]) >= size:
+            open_deals.remove(home)
+        out.append(home[0])
+    return out
+
+
+def _deal_seed(spec: ScheduleSpec, rnd: int, t: int, r: int, table: tuple[int, ...]) -> int:
+    """A deal's seed, from its round and its first game (shared: its table; spread: its table and seating)."""
+    spread: tuple[str | int, ...] = ("spread", r) if spec.deals is Deals.SPREAD else ()
     if spec.labels:
-        return derive_seed(spec.master_seed, "deal", rnd, *(spec.labels[e] for e in table))
-    return derive_seed(spec.master_seed, "deal", rnd, t)
+        return derive_seed(spec.master_seed, "deal", rnd, *spread, *(spec.labels[e] for e in table))
+    return derive_seed(spec.master_seed, "deal", rnd, *spread, t)
 
 
 def build(spec: ScheduleSpec) -> list[ScheduledGame]:

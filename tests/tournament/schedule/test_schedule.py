@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from arena.rng import derive_seed
 from arena.tournament.schedule.plan import (
+    Deals,
     Fill,
     Format,
     Rotations,
@@ -60,8 +61,8 @@ def test_round_robin_counts_and_meetings(n: int, k: int, rounds: int, rotations:
 
 
 @given(n=st.integers(2, 6), k=st.integers(2, 5), rounds=st.integers(1, 3))
-def test_duplicate_format_shares_the_deal_and_rounds_get_fresh_deals(n: int, k: int, rounds: int) -> None:
-    spec = ScheduleSpec(n, k, rounds, fill=Fill.CYCLE, master_seed=99)
+def test_shared_deals_give_a_table_one_deal_and_rounds_get_fresh_deals(n: int, k: int, rounds: int) -> None:
+    spec = ScheduleSpec(n, k, rounds, fill=Fill.CYCLE, master_seed=99, deals=Deals.SHARED)
     games = build(spec)
     by_table: dict[tuple[int, int], set[int]] = {}
     for g in games:
