@@ -12,7 +12,7 @@ from arena.cli.play import _close_all, _print_result, _render_log, own_file, sea
 from arena.errors import BranchError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str
-from arena.referee.branch import BranchPlan, Play, SeatChoice, plan_branch
+from arena.audit.branch import BranchPlan, Play, SeatChoice, plan_branch
 from arena.core.faults import Fault
 from arena.core.limits import Limits
 from arena.referee.referee import play_game

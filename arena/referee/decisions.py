@@ -22,7 +22,7 @@ import dataclasses
 
 from arena.jsonvalue import JSON, loads
 from arena.protocol import ProtocolViolation, parse_answer
-from arena.referee.clock import Clock, Deadline, SeatClock
+from arena.core.clock import Clock, Deadline, SeatClock
 from arena.core.faults import Fault, FaultKind
 from arena.replay import ReplayWriter
 from arena.referee.session import Classification

@@ -32,7 +32,7 @@ from arena.games.base import GameSpec, GameState
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps_line, encoded
 from arena.protocol import PROTOCOL_VERSION, end_message, preview, request_message, start_message
-from arena.referee.clock import Clock, Deadline, SeatClock
+from arena.core.clock import Clock, Deadline, SeatClock
 from arena.core.time_control import TimeControl
 from arena.referee.decisions import Judge, SeatInPlay
 from arena.core.faults import FaultKind, FaultPolicy

@@ -22,7 +22,7 @@ from arena import __version__
 from arena.errors import BotStartError
 from arena.jsonvalue import dumps_line, loads
 from arena.protocol import NO_HELLO_HINT, ProtocolViolation, hello_message, parse_hello, shutdown_message
-from arena.referee.clock import Deadline
+from arena.core.clock import Deadline
 from arena.core.time_control import TimeControl
 from arena.core.faults import Fault, FaultKind
 from arena.core.limits import Limits
