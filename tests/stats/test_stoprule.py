@@ -16,7 +16,7 @@ from arena.stats.stoprule import (
     stopping_round,
     t_two_sided_p,
 )
-from arena.tournament.run.stopping import SettledHook
+from arena.tournament.run.stop.stopping import SettledHook
 from bench.simfield import Field, tournament
 
 RULE = StopRule(confidence=0.95, min_rounds=4)

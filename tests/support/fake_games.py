@@ -35,7 +35,7 @@ def chooser(seed: int, delay_s: float = 0.002) -> Script:
 
 
 def misbehaving(mode: str, at: int, seed: int) -> Script:
-    """`chooser(seed)`, except at request `at`: "illegal" (an action no game has), "malformed" (not JSON),
+    """`chooser(seed)`, except at request `at`: "illegal" (["Z9"], a card no game has), "malformed" (not JSON),
     "timeout" (the answer comes 0.3 s later). A crash is `crashing` (it needs the bot)."""
     fair = chooser(seed)
 
@@ -43,7 +43,7 @@ def misbehaving(mode: str, at: int, seed: int) -> Script:
         if count != at:
             return fair(request, count)
         if mode == "illegal":
-            return [(0.002, answer(request, "Z9"))]
+            return [(0.002, answer(request, ["Z9"]))]
         if mode == "malformed":
             return [(0.002, b"this is not json")]
         if mode == "timeout":
