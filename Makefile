@@ -18,8 +18,12 @@ NATIVE := arena/_native_build.py
 
 setup: system-deps $(STAMP) native $(C_BOT)
 
-# What the demo needs: arena and its own dependencies, the compiled hot path, the C sample bot.
-run-setup: system-deps $(RUN_STAMP) native $(C_BOT)
+# What the demo needs: arena and its own dependencies and the C sample bot. Not the compile: the demo's
+# 200 games take as long in pure Python (its bots' time, not the referee's: BENCHMARKS.md), so it plays
+# without waiting for mypyc; `make setup` (and check, test) compile the hot path for real runs. A tree
+# compiled before keeps its extensions, rebuilt if a compiled source changed since.
+run-setup: system-deps $(RUN_STAMP) $(C_BOT)
+	@if [ -f $(NATIVE) ]; then $(MAKE) --no-print-directory native; else find arena -name '*.so' -delete; fi
 
 # Debian packages (bubblewrap; chromium for the browser tests), installed when missing and allowed.
 system-deps:
@@ -55,6 +59,7 @@ $(C_BOT): sample_bots/c/random_bot.c
 
 demo: run-setup
 	$(VENV)/bin/arena run configs/kododo.yaml --fresh
+	@[ -f $(NATIVE) ] || echo "(played in pure Python; \`make setup\` compiles the referee's hot path with mypyc for big runs)"
 
 # The fast tier, before each commit: types, the layering contracts, and every test that starts no
 # process, sandbox, browser or cluster and runs no documented command (markers in pyproject.toml).
