@@ -62,10 +62,11 @@ demo: run-setup
 	@[ -f $(NATIVE) ] || echo "(played in pure Python; \`make setup\` compiles the referee's hot path with mypyc for big runs)"
 
 # The fast tier, before each commit: types, the layering contracts, and every test that starts no
-# process, sandbox, browser or cluster and runs no documented command (markers in pyproject.toml).
+# process, sandbox, browser or cluster and runs no documented command (markers in pyproject.toml). It needs no
+# build product (the C sample bot is not built for it) and no browser library (playwright is not imported).
 FAST := not process and not sandbox and not browser and not cluster and not docs and not slow
 
-check: setup
+check: system-deps $(STAMP) native
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q -m "$(FAST)"

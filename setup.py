@@ -9,8 +9,9 @@ source changes.
 `ARENA_PURE=1` builds nothing: pure Python (`ARENA_PURE=1 make setup` also deletes built extensions).
 
 Two shared libraries, compiled in parallel (one C compiler per core): the generated TrueSkill chains, which
-call no other compiled module and are most of the C, and the rest of the hot path, whose modules call one
-another natively (calls between two libraries are not inlined, so modules that call each other stay in one).
+call no other compiled module (a fifth of the C: 1.2 of 5.8 MB), and the rest of the hot path, whose modules
+call one another natively (calls between two libraries are not inlined, so modules that call each other stay
+in one library).
 """
 
 from __future__ import annotations
