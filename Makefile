@@ -19,9 +19,9 @@ NATIVE := arena/_native_build.py
 setup: system-deps $(STAMP) native $(C_BOT)
 
 # What the demo needs: arena and its own dependencies and the C sample bot. Not the compile: the demo's
-# 200 games take as long in pure Python (its bots' time, not the referee's: BENCHMARKS.md), so it plays
-# without waiting for mypyc; `make setup` (and check, test) compile the hot path for real runs. A tree
-# compiled before keeps its extensions, rebuilt if a compiled source changed since.
+# 200 games take a few seconds more in pure Python (mostly its bots' time: BENCHMARKS.md, test-tiers), far
+# less than mypyc takes, so it plays without waiting for it; `make setup` (and check, test) compile the hot
+# path for real runs. A tree compiled before keeps its extensions, rebuilt if a compiled source changed since.
 run-setup: system-deps $(RUN_STAMP) $(C_BOT)
 	@if [ -f $(NATIVE) ]; then $(MAKE) --no-print-directory native; else find arena -name '*.so' -delete; fi
 
