@@ -7,6 +7,11 @@ hide behind an old binary, the build writes the sha256 of every source it compil
 source changes.
 
 `ARENA_PURE=1` builds nothing: pure Python (`ARENA_PURE=1 make setup` also deletes built extensions).
+
+Two shared libraries, compiled in parallel (one C compiler per core): the generated TrueSkill chains, which
+call no other compiled module (a fifth of the C: 1.2 of 5.8 MB), and the rest of the hot path, whose modules
+call one another natively (calls between two libraries are not inlined, so modules that call each other stay
+in one library).
 """
 
 from __future__ import annotations
@@ -31,7 +36,12 @@ def build_info() -> str:
 
 
 class BuildNative(build_ext):
-    """build_ext, then the record of the sources it compiled, next to the extensions."""
+    """build_ext, one compiler per core, then the record of the sources it compiled, next to the extensions."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = os.cpu_count() or 1
 
     def run(self) -> None:
         super().run()
@@ -48,7 +58,9 @@ def extensions() -> list[object]:
     old = os.getcwd()
     os.chdir(ROOT)  # mypyc reads [tool.mypy] and writes its C files under build/ relative to here
     try:
-        return list(mypycify(COMPILED, opt_level="3", group_name="arena._native"))
+        generated = [path for path in COMPILED if "/generated/" in path]
+        groups = [([path for path in COMPILED if path not in generated], "arena._native"), (generated, "arena._native_generated")]
+        return list(mypycify(COMPILED, opt_level="3", separate=[(files, name) for files, name in groups if files]))
     finally:
         os.chdir(old)
 

@@ -23,7 +23,7 @@ from arena.checkbot.driver import (
 )
 from arena.checkbot.session import RAW_CHARS, BotPipe, BotSession
 from arena.core.limits import Limits
-from arena.referee.clock import Clock
+from arena.core.clock import Clock
 from arena.errors import BotStartError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game

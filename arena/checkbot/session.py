@@ -26,7 +26,7 @@ from typing import Mapping, Protocol, Sequence
 from arena.core.limits import Limits
 from arena.errors import BotStartError
 from arena.jsonvalue import JSON, dumps_line, loads
-from arena.referee.clock import Clock
+from arena.core.clock import Clock
 from arena.referee.pipe import Pipes, Poller
 from arena.referee.process import spawn
 from arena.sandbox.launch import Launch

@@ -160,12 +160,12 @@ def play_command(
         finished = True
     finally:
         try:
-            _close_all(started, close_faults)
+            close_all(started, close_faults)
         finally:
             if replay is None and not finished:
                 os.unlink(path)
     try:
-        log_lines = [] if quiet or as_json else _render_log(path, [g for g in logs if g.seat in shown])
+        log_lines = [] if quiet or as_json else render_log(path, [g for g in logs if g.seat in shown])
     finally:
         if replay is None:
             os.unlink(path)
@@ -177,7 +177,7 @@ def play_command(
         out["replay_path"] = replay  # None: the temporary replay that fed the log is gone
         click.echo(dumps_str(out))
         return
-    _print_result(result, close_faults, replay, seat_labels(started))
+    print_result(result, close_faults, replay, seat_labels(started))
 
 
 def seat_labels(bots: list[BotProcess]) -> list[str]:
@@ -207,7 +207,7 @@ def own_file(path: str) -> None:
         raise ReplayError(f"cannot write the replay {clean(path, 300)}: {exc.strerror or exc}") from exc
 
 
-def _close_all(bots: list[BotProcess], close_faults: list[Fault]) -> None:
+def close_all(bots: list[BotProcess], close_faults: list[Fault]) -> None:
     """Close every bot even when a second Ctrl-C cuts one close short: each bot runs in its own
     session, so a bot left unclosed would outlive arena."""
     interrupt: KeyboardInterrupt | None = None
@@ -222,7 +222,7 @@ def _close_all(bots: list[BotProcess], close_faults: list[Fault]) -> None:
         raise interrupt
 
 
-def _render_log(path: str, logs: Sequence[StepLog] = ()) -> list[str]:
+def render_log(path: str, logs: Sequence[StepLog] = ()) -> list[str]:
     """The game as a human reads it, from the replay: so the log shows exactly what was recorded.
     `logs`: the seats' stderr lines to show, each step's after that step's decisions."""
     lines: list[str] = []
@@ -260,7 +260,7 @@ def _render_log(path: str, logs: Sequence[StepLog] = ()) -> list[str]:
     return lines
 
 
-def _print_result(result: GameResult, close_faults: list[Fault], replay: str | None, labels: list[str]) -> None:
+def print_result(result: GameResult, close_faults: list[Fault], replay: str | None, labels: list[str]) -> None:
     click.echo("")
     click.echo(f"result of {result.game} seed {result.seed} ({result.decisions} decisions, {result.duration_s:.3f} s):")
     order = sorted(range(len(result.players)), key=lambda s: (result.ranks[s], s))

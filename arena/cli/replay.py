@@ -8,11 +8,11 @@ import shlex
 import click
 
 from arena.cli import main
-from arena.cli.play import _close_all, _print_result, _render_log, own_file, seat_labels
+from arena.cli.play import close_all, print_result, render_log, own_file, seat_labels
 from arena.errors import BranchError
 from arena.games.registry import get_game
 from arena.jsonvalue import dumps_str
-from arena.referee.branch import BranchPlan, Play, SeatChoice, plan_branch
+from arena.audit.branch import BranchPlan, Play, SeatChoice, plan_branch
 from arena.core.faults import Fault
 from arena.core.limits import Limits
 from arena.referee.referee import play_game
@@ -96,7 +96,7 @@ def replay_command(replay: str, from_step: int, seats: tuple[str, ...], output: 
                            time_control=control, policy=header.policy, replay_path=out, game_id=header.game_id,
                            script=plan.script, keep_logs=keep_logs)
     finally:
-        _close_all(started, close_faults)
+        close_all(started, close_faults)
     if as_json:
         data = result.to_json()
         data["close_faults"] = [f.to_json() for f in close_faults]
@@ -105,9 +105,9 @@ def replay_command(replay: str, from_step: int, seats: tuple[str, ...], output: 
         click.echo(dumps_str(data))
         return
     if not quiet:
-        for line in _render_log(out):
+        for line in render_log(out):
             click.echo(line)
-    _print_result(result, close_faults, out, seat_labels(started))
+    print_result(result, close_faults, out, seat_labels(started))
     original = plan.replay.result
     click.echo(f"original game: {list(original.points)} points, ranks {list(original.ranks)}")
 

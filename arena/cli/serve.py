@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import click
 
 from arena.cli import main
 from arena.errors import ServerError
+
+SERVER_PACKAGES = ("starlette", "uvicorn")  # the server's extra (pyproject.toml); `make demo` does not install it
+
+
+def check_server_packages() -> None:
+    """ServerError naming what to install when the server's optional packages are missing."""
+    missing = [name for name in SERVER_PACKAGES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ServerError(f"arena serve needs the server's packages, missing here: {', '.join(missing)}; install them with "
+                          "`.venv/bin/pip install -e '.[server]'` (`make setup` installs them too)")
 
 
 @main.command("serve")
@@ -27,6 +39,7 @@ def serve_command(config: str, add: str | None, no_sandbox: bool, cluster: str |
     """Run the competition CONFIG: the API on 127.0.0.1, the ladder and the submission checks."""
     if (tls_cert is None) != (tls_key is None):
         raise ServerError("give --tls-cert and --tls-key together (a certificate and its private key, PEM)")
+    check_server_packages()
     from arena.ladder.config import load
 
     conf = load(config)

@@ -6,8 +6,8 @@ import click
 
 from arena.cli import main
 from arena.replay import load_replay
-from arena.referee.verify import verify_replay
-from arena.referee.verify_branch import check_branch
+from arena.audit.verify import verify_replay
+from arena.audit.verify_branch import check_branch
 from arena.textsafe import clean
 
 
@@ -24,7 +24,7 @@ def verify_command(replay: str, key: str | None, signature: str | None, original
     """Check REPLAY against the game's rules and its clock; the first mismatch is reported and the exit is
     non-zero. A branch (`arena replay`) is checked against its original when --original gives it."""
     if key is not None:
-        from arena.server.signing import check, read_public_key
+        from arena.audit.signing import check, read_public_key
 
         signed = check(replay, read_public_key(key), signature)
         r = signed.report
@@ -41,7 +41,7 @@ def verify_command(replay: str, key: str | None, signature: str | None, original
         from pathlib import Path
 
         from arena.results.store import Store
-        from arena.tournament.run.verify_store import check_against_store
+        from arena.audit.verify_store import check_against_store
 
         with Store.open_existing(Path(store)) as opened:
             game = check_against_store(loaded, opened)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arena.rng import keyed_seed, opaque_game_id
+
 
 @dataclass(frozen=True)
 class ScheduledGame:
@@ -20,3 +22,11 @@ class ScheduledGame:
     @property
     def game_id(self) -> str:
         return f"r{self.round}-t{self.table}-s{self.rotation}"
+
+
+def played_game_id(secret: str, game: str, scheduled: ScheduledGame) -> str:
+    """The game id bots see: `<game>-<16 hex>`, keyed with the secret, so it names no round or table.
+    It is keyed by the game's round, table and rotation, which name one game of a tournament; the two
+    games `arena match` plays on one deal share them (and so the id: a filler that seeds itself from the
+    game id plays both alike until NEW and OLD differ, which is what pairing them is for)."""
+    return opaque_game_id(game, keyed_seed(secret, "game-id", scheduled.round, scheduled.table, scheduled.rotation))

@@ -6,7 +6,7 @@ decision (Fischer increment). The handshake has its own allowance (`startup_ms`)
 node) are not punished for starting. A whole game may last at most `game_ms` of wall-clock time.
 
 These are the only time-control defaults: the tournament config and `arena play` take theirs from here.
-The arithmetic that applies them during a game is `arena.referee.clock`.
+The arithmetic that applies them during a game is `arena.core.clock`.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from arena.match.sequential import SprtSpec, Tally, Verdict, mean_interval, run_
 from arena.match.sprt import EloEstimate, penta_elo
 from arena.tournament.run import runner
 from arena.tournament.config.tournament import TournamentConfig
-from arena.tournament.run.rounds import RoundEnd
+from arena.tournament.run.stop.rounds import RoundEnd
 from arena.results.store import Store, StoredGame
 
 NEW, OLD = 0, 1

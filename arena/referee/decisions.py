@@ -22,7 +22,7 @@ import dataclasses
 
 from arena.jsonvalue import JSON, loads
 from arena.protocol import ProtocolViolation, parse_answer
-from arena.referee.clock import Clock, Deadline, SeatClock
+from arena.core.clock import Clock, Deadline, SeatClock
 from arena.core.faults import Fault, FaultKind
 from arena.replay import ReplayWriter
 from arena.referee.session import Classification
@@ -78,6 +78,22 @@ class Judge:
         self.secret = False  # several seats decide this step: answers are committed as they arrive
         self.scripted = False  # a branch's recorded step: answers are read, and ignored
         self.held: list[Fault] = []  # faults of the recorded steps, for the branch point
+
+    # --- the game's steps, as the referee plays them -----------------------------------------------
+
+    def begin_step(self, step: int, scripted: bool) -> None:
+        """Step `step` begins; `scripted`: a branch's recorded step, whose answers are read and ignored."""
+        self.step = step
+        self.scripted = scripted
+
+    def asking(self, deciding: tuple[int, ...]) -> None:
+        """These seats decide now: several at once means secret answers, committed as they arrive."""
+        self.secret = len(deciding) > 1
+
+    def end_game(self) -> None:
+        """No step any more: what arrives now belongs to no step."""
+        self.scripted = False
+        self.step = -1
 
     # --- reading ----------------------------------------------------------------------------------
 

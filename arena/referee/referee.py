@@ -32,7 +32,7 @@ from arena.games.base import GameSpec, GameState
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps_line, encoded
 from arena.protocol import PROTOCOL_VERSION, end_message, preview, request_message, start_message
-from arena.referee.clock import Clock, Deadline, SeatClock
+from arena.core.clock import Clock, Deadline, SeatClock
 from arena.core.time_control import TimeControl
 from arena.referee.decisions import Judge, SeatInPlay
 from arena.core.faults import FaultKind, FaultPolicy
@@ -104,14 +104,12 @@ class _Game:
             if not deciding:
                 break
             self.step += 1
-            self.judge.step = self.step
-            if self.script is not None:
-                self.judge.scripted = self.script.scripted(self.step)
-                if self.step == self.script.at_step:
-                    self.judge.release()
+            self.judge.begin_step(self.step, self.script is not None and self.script.scripted(self.step))
+            if self.script is not None and self.step == self.script.at_step:
+                self.judge.release()
             self._play_step(deciding)
-        self.judge.scripted = False
-        self.judge.step = self.step = -1
+        self.judge.end_game()
+        self.step = -1
         outcome = state.outcome()
         faults = self.judge.faults
         faulty = {f.seat for f in faults if f.seat >= 0}
@@ -190,7 +188,7 @@ class _Game:
         state = self.state
         seats = self.seats
         step = self.step
-        judge.secret = len(deciding) > 1
+        judge.asking(deciding)
         for s in deciding:
             seats[s].reset()
         left = self._game_left_ms()

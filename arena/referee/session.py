@@ -22,7 +22,7 @@ from arena import __version__
 from arena.errors import BotStartError
 from arena.jsonvalue import dumps_line, loads
 from arena.protocol import NO_HELLO_HINT, ProtocolViolation, hello_message, parse_hello, shutdown_message
-from arena.referee.clock import Deadline
+from arena.core.clock import Deadline
 from arena.core.time_control import TimeControl
 from arena.core.faults import Fault, FaultKind
 from arena.core.limits import Limits
@@ -66,26 +66,31 @@ class BotProcess:
     def __init__(
         self, spec: BotSpec, time_control: TimeControl, limits: Limits, proc: "subprocess.Popen[bytes]", launch: Launch | None = None
     ) -> None:
-        self.spec = spec
-        self.launch = launch
-        self.limit_detail: str | None = None  # set when a sandbox limit ended the bot
-        self.time_control = time_control
-        self.limits = limits
+        self._session(spec, time_control, limits, launch, SessionState.STARTING, "")
         self.proc = proc
         self.pid = proc.pid
         self.pgid = proc.pid  # start_new_session: the bot leads its own group
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.pipes = Pipes(proc.stdin, proc.stdout, proc.stderr, limits, self)
+
+    def _session(self, spec: BotSpec, time_control: TimeControl, limits: Limits, launch: Launch | None,
+                 state: SessionState, exit_detail: str) -> None:
+        """The session's fields, which every bot has, started or not (an `UnstartedBot` has only these)."""
+        self.spec = spec
+        self.launch = launch
+        self.limit_detail: str | None = None  # set when a sandbox limit ended the bot
+        self.time_control = time_control
+        self.limits = limits
         self.name = clean(spec.name, NAME_CHARS)  # replaced by the handshake's name
         self.version = ""
-        self.state = SessionState.STARTING
-        self.exit_detail = ""
+        self.state = state
+        self.exit_detail = exit_detail
         self.close_faults: list[Fault] = []  # no_exit / orphans found by close(), seat -1
         self.backlog: list[bytes | None] = []  # lines read with the hello, not yet judged
         self.pending_id: int | None = None  # the one request this bot is answering, if any
         self._next_id = 1
         self._expired: set[int] = set()
-        self._closed = False
+        self._closed = state is SessionState.DEAD  # an unstarted bot has nothing to close
         self.game_unasked_lines = 0
 
     # --- start-up ---------------------------------------------------------------------------------
@@ -341,22 +346,7 @@ class UnstartedBot(BotProcess):
     It owns no process and no pipes; closing, killing and detaching it do nothing."""
 
     def __init__(self, spec: BotSpec, time_control: TimeControl, limits: Limits, reason: str) -> None:  # noqa: D107
-        self.spec = spec
-        self.launch = None
-        self.limit_detail = None
-        self.time_control = time_control
-        self.limits = limits
-        self.name = clean(spec.name, NAME_CHARS)
-        self.version = ""
-        self.state = SessionState.DEAD
-        self.exit_detail = reason
-        self.close_faults = []
-        self.backlog = []
-        self.pending_id = None
-        self._next_id = 1
-        self._expired = set()
-        self._closed = True
-        self.game_unasked_lines = 0
+        self._session(spec, time_control, limits, None, SessionState.DEAD, reason)  # no process, so no pipes
 
     @property
     def alive(self) -> bool:

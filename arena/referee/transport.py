@@ -29,7 +29,7 @@ import enum
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-from arena.referee.clock import Clock
+from arena.core.clock import Clock
 from arena.core.limits import Limits
 from arena.referee.pipe import ERR, IN, OUT, Pipes, Poller
 from arena.referee.session import BotSpec, Classification

@@ -4,7 +4,7 @@
     encoding.py  canonical bytes that never fail, a strict line decoder, commitments
     writer.py    ReplayWriter: what the referee calls
     reader.py    load_replay(path) -> Replay
-    `arena.referee.verify` re-simulates a Replay: resimulate(replay), verify_replay(replay)
+    `arena.audit.verify` re-simulates a Replay: resimulate(replay), verify_replay(replay)
 
 The format is documented in protocol.md ("Replays"). `iter_replay`/`read_replay` give the raw
 decoded records, for code that only prints them.

@@ -1,7 +1,7 @@
 """Reads a replay file into typed records: `load_replay(path) -> Replay`.
 
 Only the file's shape is checked here (every line a valid record, the header first, the result last,
-each exactly once); whether the records agree with the game is `arena.referee.verify`'s business.
+each exactly once); whether the records agree with the game is `arena.audit.verify`'s business.
 Every problem is a `ReplayError` naming the file, the line and the member.
 """
 

@@ -4,7 +4,7 @@ One module for the writer, the reader and `arena verify` (and `schema.json` besi
 other tools). Parsing refuses unknown members, missing members, wrong types and the combinations of
 members that cannot happen (a bot answer without its salt, a fallback without the fault that caused
 it); what it cannot know without re-playing the game (is this the game's fallback? does the salt open
-the commitment?) is for `arena.referee.verify`. Errors are `ReplayRecordError`, naming line and member.
+the commitment?) is for `arena.audit.verify`. Errors are `ReplayRecordError`, naming line and member.
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def chain(n: int) -> Chain:
     if found is not None:
         return found
     if n in GENERATED_COUNTS:
-        from arena.stats import chains  # 1,900 generated lines: loaded when a game is rated, not by a warm call
+        from arena.stats.generated import chains  # 1,900 generated lines: loaded when a game is rated, not by a warm call
 
         made: Chain = getattr(chains, f"chain_{n}")
     else:  # more players than any game seats: the same generator, run here
@@ -131,7 +131,7 @@ def compiled_chain(n: int) -> Chain:
         return chain(n)
     import numba  # loaded only by a rater with many games to rate
 
-    from arena.stats import runs  # the chains' text as numba reads it (chains.py is compiled by mypyc)
+    from arena.stats.generated import runs  # the chains' text as numba reads it (chains.py is compiled by mypyc)
 
     source = getattr(runs, f"chain_{n}")
     try:
@@ -153,7 +153,7 @@ def compiled_run(n: int) -> Callable[..., int] | None:
         return found
     import numba
 
-    from arena.stats import runs
+    from arena.stats.generated import runs
 
     source = getattr(runs, f"run_{n}")
     try:

@@ -18,7 +18,7 @@ from arena.games.base import GameState
 from arena.jsonvalue import JSON, dumps, loads
 from arena.core.faults import Fault
 from arena.replay import Decision, Replay, load_replay
-from arena.referee.verify import SimStep, resimulate
+from arena.audit.verify import SimStep, resimulate
 
 
 @dataclass(frozen=True)

@@ -186,7 +186,7 @@ def faults_section(faults: list[dict[str, JSON]], bot_faults: Sequence[tuple[str
         out.append(f'<p>{len(faults)} fault(s) in games (the game went on with the fallback action).</p><div id="fault-list">')
         for f in faults[:1000]:
             tail = f.get("stderr_tail")
-            lines = [clean(x, LINE_CHARS) for x in tail[-20:]] if isinstance(tail, list) else []
+            lines = [clean(x, LINE_CHARS) for x in tail[-STDERR_TAIL_LINES:]] if isinstance(tail, list) else []
             out.append(
                 f'<div class="fault"><b>{html.escape(clean(f.get("kind"), 40))}</b> · {html.escape(clean(f.get("entrant"), 64))} '
                 f'(seat {_cell(f.get("seat"))}) · game {_cell(f.get("game"))} step {_cell(f.get("step"))}'

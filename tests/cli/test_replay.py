@@ -75,7 +75,7 @@ def test_a_recorded_seat(orig: Path, tmp_path: Path) -> None:
     assert "seat 1: recorded-seat1 (recorded actions while legal): " in done.stdout
     assert arena("verify", str(out)).returncode == 0
     new = load_replay(out)
-    assert new.header.seats[1].command[1:4] == ("-m", "arena.referee.recorded_bot", str(orig.resolve()))
+    assert new.header.seats[1].command[1:4] == ("-m", "arena.audit.recorded_bot", str(orig.resolve()))
     assert new.result.points == load_replay(orig).result.points  # nothing changed: the same game
 
 

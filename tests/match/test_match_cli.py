@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.match.setup import HEURISTICS as HEURISTIC
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 from arena.replay import load_replay
 
 pytestmark = pytest.mark.process  # runs `arena match` as a user does, with its bots

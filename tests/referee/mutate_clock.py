@@ -1,4 +1,4 @@
-"""Home-made mutation pass over arena/referee/clock.py: each mutant must make the fast clock tests fail.
+"""Home-made mutation pass over arena/core/clock.py: each mutant must make the fast clock tests fail.
 
 Run from the repository root: .venv/bin/python tests/referee/mutate_clock.py (about a minute).
 Not collected by pytest (no test_ prefix). It restores clock.py when done, even when interrupted.
@@ -6,7 +6,7 @@ Not collected by pytest (no test_ prefix). It restores clock.py when done, even 
 import re
 import subprocess
 
-path = "arena/referee/clock.py"
+path = "arena/core/clock.py"
 orig = open(path).read()
 swaps = [(" <= ", " < "), (" < ", " <= "), (" >= ", " > "), (" > ", " >= "), (" - ", " + "), (" + ", " - "),
          ("min(", "max("), ("max(", "min("), (" / 1000.0", " / 100.0"), ("* 1000.0", "* 100.0"), ("is None", "is not None"),

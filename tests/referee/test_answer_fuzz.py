@@ -16,7 +16,7 @@ from arena.core.time_control import TimeControl
 from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
 from arena.replay import read_replay
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 
 from tests.support.bots import C_BOT, assert_group_gone, bad_spec, c_spec
 from tests.support.fake_transport import FakeBot, FakeClock, FakeTransport, answer_after

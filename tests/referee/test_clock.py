@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from arena.errors import BotStartError
-from arena.referee.clock import Deadline
+from arena.core.clock import Deadline
 from arena.core.time_control import TimeControl
 from arena.core.faults import FaultKind
 from arena.referee.referee import play_game

@@ -21,7 +21,7 @@ from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
 from arena.core.result import GameResult
 from arena.replay import read_replay
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 
 from tests.support.bots import assert_group_gone, bad_spec, c_spec
 from tests.support.faults import BAD, kinds, play

@@ -23,7 +23,7 @@ from arena.core.time_control import TimeControl
 from arena.core.faults import FaultKind
 from arena.referee.referee import play_game
 from arena.replay import read_replay
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 
 from tests.support.bots import JS_BOT, PY_BOT, bad_spec, c_spec
 

@@ -20,7 +20,7 @@ from arena.core.faults import FaultKind
 from arena.core.limits import DEFAULT_MEMORY_MB
 from arena.referee.referee import play_game
 from arena.replay import read_replay
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 
 from tests.support.bots import BAD_BOT, PY_BOT, bad_spec
 from tests.support.faults import BAD, kinds, play

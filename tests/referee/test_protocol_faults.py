@@ -19,7 +19,7 @@ from arena.core.faults import FaultKind, FaultPolicy
 from arena.core.result import GameResult
 from arena.core.time_control import TimeControl
 from arena.referee.referee import play_game
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 from arena.replay import read_replay
 
 from tests.support.fake_transport import FakeBot, FakeClock, FakeTransport, Script

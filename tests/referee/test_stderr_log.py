@@ -16,7 +16,7 @@ from arena.core.time_control import TimeControl
 from arena.referee.session import BotSpec
 from arena.referee.referee import play_game
 from arena.referee.stderr_log import STDERR_LINE_BYTES, LogBounds, StderrLog, StepLog
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 from arena.replay import load_replay, read_replay
 from arena.textsafe import LINE_CHARS
 

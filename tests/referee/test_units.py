@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.referee.pipe import LineReader
-from arena.referee.clock import SeatClock
+from arena.core.clock import SeatClock
 from arena.core.time_control import TimeControl
 from arena.replay.encoding import check_commitment, commitment, new_salt
 from arena.core.faults import FaultPolicy

@@ -22,7 +22,7 @@ from arena.core.faults import Fault, FaultKind, FaultPolicy
 from arena.referee.referee import play_game
 from arena.replay import SCHEMA_PATH, Decision, Header, ReplayWriter, SeatInfo, Source, load_replay, parse_replay
 from arena.replay.encoding import canonical_bytes, check_commitment, decode_line
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 
 from tests.support.bots import bad_spec, c_spec
 

@@ -76,6 +76,7 @@ def test_a_place_takes_the_placement_scoring_most_now_when_it_stands_out() -> No
     assert checked >= 20
 
 
+@pytest.mark.slow  # whole games (5 to 7 s): the sample bot's strategy, not the pipeline
 def test_a_pick_takes_the_card_scoring_most_now_when_it_stands_out() -> None:
     checked = 0
     for state, seat in views("pick"):
@@ -92,6 +93,7 @@ def test_a_pick_takes_the_card_scoring_most_now_when_it_stands_out() -> None:
     assert checked >= 10
 
 
+@pytest.mark.slow  # whole games (5 to 7 s): the sample bot's strategy, not the pipeline
 def test_a_pick_that_will_be_discarded_denies_the_next_seat_its_best_card() -> None:
     checked = 0
     for state, seat in views("pick", players=3, games=200):

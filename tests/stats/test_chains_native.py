@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
-from arena.stats import chain_source, chains
+from arena.stats import chain_source
+from arena.stats.generated import chains
 from arena.stats.kernel import FastRater
 
 RATER = FastRater()

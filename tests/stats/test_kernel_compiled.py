@@ -102,10 +102,6 @@ def test_a_book_that_compiles_midway_rates_exactly_as_one_that_never_does(monkey
     assert not any(math.isnan(e.mu) for e in plain.entrants)
 
 
-def test_the_kept_chains_file_is_what_the_generator_writes() -> None:
-    assert chain_source.main([]) == 0, "run `python -m arena.stats.chain_source --write`"  # chains.py and runs.py
-
-
 # --- a cold store's rows rated in one compiled loop (`RatingBook.apply_rows`, `runs.run_{n}`) ----------
 
 

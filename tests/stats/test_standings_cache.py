@@ -104,10 +104,10 @@ def test_a_warm_standings_call_loads_no_numpy(tmp_path: Path) -> None:
     store = build(tmp_path / "s.sqlite", "rotations")
     probe = ("import sys; from arena.cli import main; sys.argv = ['arena', 'standings', sys.argv[1]]\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
-             "print('loaded:', *(m for m in ('numpy', 'arena.stats.chains', 'numba') if m in sys.modules), file=sys.stderr)")
+             "print('loaded:', *(m for m in ('numpy', 'arena.stats.generated.chains', 'numba') if m in sys.modules), file=sys.stderr)")
     cold = subprocess.run([sys.executable, "-c", probe, str(store)], capture_output=True, text=True, timeout=120)
     # the control: computing needs them all
-    assert cold.returncode == 0 and "loaded: numpy arena.stats.chains numba\n" in cold.stderr, cold.stderr
+    assert cold.returncode == 0 and "loaded: numpy arena.stats.generated.chains numba\n" in cold.stderr, cold.stderr
     warm = subprocess.run([sys.executable, "-c", probe, str(store)], capture_output=True, text=True, timeout=120)
     assert warm.returncode == 0 and "loaded:\n" in warm.stderr, warm.stderr
     assert warm.stdout == cold.stdout

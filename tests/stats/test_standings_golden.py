@@ -60,7 +60,8 @@ KERNELS = pytest.mark.parametrize("compile_from", [kernel.COMPILE_FROM, 1], ids=
 
 
 @KERNELS
-@pytest.mark.parametrize("shape", ["rotations", "tables", "fill"])
+# The rotations store (the biggest, about 9 s a kernel) in the slow tier; tables and fill keep `make check` on it.
+@pytest.mark.parametrize("shape", [pytest.param("rotations", marks=pytest.mark.slow), "tables", "fill"])
 def test_standings_of_fixed_stores_are_unchanged(tmp_path: Path, shape: str, compile_from: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kernel, "COMPILE_FROM", compile_from)
     golden = json.loads(GOLDEN.read_text())["stores"][shape]

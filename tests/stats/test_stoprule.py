@@ -16,7 +16,7 @@ from arena.stats.stoprule import (
     stopping_round,
     t_two_sided_p,
 )
-from arena.tournament.run.stopping import SettledHook
+from arena.tournament.run.stop.stopping import SettledHook
 from arena.tournament.schedule.plan import Deals
 from bench.simfield import Field, tournament
 

@@ -10,7 +10,7 @@ from arena.core.result import GameResult
 from arena.core.time_control import TimeControl
 from arena.referee.referee import play_game
 from arena.referee.session import BotSpec
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 from arena.replay import read_replay
 
 from tests.support.bots import c_spec

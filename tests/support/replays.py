@@ -10,7 +10,7 @@ import pytest
 
 from arena.errors import ReplayError
 from arena.replay import load_replay
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 
 Records = list[dict[str, Any]]
 

@@ -12,13 +12,15 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from arena.cli import main
+
+if TYPE_CHECKING:  # playwright is imported by the browser fixtures only: the fast tier collects these without it
+    from playwright.sync_api import Browser, ConsoleMessage, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).with_name("artifacts")
@@ -60,6 +62,8 @@ def browser() -> Iterator[Browser]:
     executable = CHROMIUM if Path(CHROMIUM).is_file() else shutil.which("chromium")
     if executable is None:
         pytest.fail(f"no Chromium at {CHROMIUM} nor on PATH: run `make test` (tools/system-deps --browser installs it) or set ARENA_CHROMIUM")
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         try:

@@ -9,16 +9,18 @@ import re
 import shutil
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, TYPE_CHECKING
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Route
 
 from arena.ladder.checker import CHECK_TIMEOUT_S, GAME_TIMEOUT_S
 from tests.server.bots import HOSTILE_TEXT, hostile, loud_broken, python_random
 from tests.server.server import ADMIN, ServerProcess
 from tests.web.conftest import screenshot
+
+if TYPE_CHECKING:  # playwright is imported by the browser fixtures only: the fast tier collects these without it
+    from playwright.sync_api import Browser, ConsoleMessage, Page, Route
 
 pytestmark = [pytest.mark.browser, pytest.mark.process, pytest.mark.sandbox]
 

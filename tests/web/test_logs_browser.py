@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Page
 
 from arena.replay import load_replay
 from arena.web.frames import Perspective, viewer_data
 from arena.web.replay_source import load_game_record
 from tests.web.conftest import ROOT, run_cli, screenshot
+
+if TYPE_CHECKING:  # playwright is imported by the browser fixtures only: the fast tier collects these without it
+    from playwright.sync_api import Page
 
 LOG_BOT = ROOT / "tests" / "referee" / "bots" / "log_bot.py"
 

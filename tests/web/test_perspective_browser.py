@@ -10,10 +10,9 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Page
 
 from arena.games.registry import get_game
 from arena.jsonvalue import canonical
@@ -21,6 +20,9 @@ from arena.web.page import read_data
 from arena.replay import read_replay
 from arena.web.frames import delta_decode
 from tests.web.conftest import ROOT, run_cli, screenshot
+
+if TYPE_CHECKING:  # playwright is imported by the browser fixtures only: the fast tier collects these without it
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 

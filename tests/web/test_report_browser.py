@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Page
 
 from arena.results.store import Store
 from arena.stats.standings import store_standings
 from tests.web.conftest import ROOT, run_cli, screenshot
+
+if TYPE_CHECKING:  # playwright is imported by the browser fixtures only: the fast tier collects these without it
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 

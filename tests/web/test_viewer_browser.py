@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Page
 
 from arena.replay import read_replay
 from tests.web.conftest import SEATS, run_cli, screenshot
+
+if TYPE_CHECKING:  # playwright is imported by the browser fixtures only: the fast tier collects these without it
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 

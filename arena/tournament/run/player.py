@@ -24,8 +24,8 @@ from arena.referee.session import BotProcess, BotSpec
 from arena.core.faults import Fault, FaultKind
 from arena.referee.referee import play_game
 from arena.core.result import GameResult
-from arena.core.scheduled import ScheduledGame
-from arena.rng import keyed_seed, opaque_game_id
+from arena.core.scheduled import ScheduledGame, played_game_id
+from arena.rng import keyed_seed
 from arena.sandbox.policy import Scratch
 from arena.tournament.run.messages import GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug
 from arena.results.stored import StoredGame
@@ -41,14 +41,6 @@ def played_seed(secret: str, schedule_seed: int) -> int:
     """The seed a scheduled game is played with: its schedule seed (public: the config's seed, the
     round and the entrants' names) keyed with the tournament's secret."""
     return keyed_seed(secret, "deal", schedule_seed)
-
-
-def played_game_id(secret: str, game: str, scheduled: ScheduledGame) -> str:
-    """The game id bots see: `<game>-<16 hex>`, keyed with the secret, so it names no round or table.
-    It is keyed by the game's round, table and rotation, which name one game of a tournament; the two
-    games `arena match` plays on one deal share them (and so the id: a filler that seeds itself from the
-    game id plays both alike until NEW and OLD differ, which is what pairing them is for)."""
-    return opaque_game_id(game, keyed_seed(secret, "game-id", scheduled.round, scheduled.table, scheduled.rotation))
 
 
 class GamePlayer:

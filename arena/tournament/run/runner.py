@@ -41,9 +41,9 @@ from arena.tournament.run.affinity import usable_cpus, worker_cpus
 from arena.tournament.run.local_pool import LocalPool
 from arena.tournament.run.progress import Progress
 from arena.stats.ratings import RatingModel, Standing, leaderboard
-from arena.tournament.run.rounds import RoundEnd, RoundGate, ShouldStop
+from arena.tournament.run.stop.rounds import RoundEnd, RoundGate, ShouldStop
 from arena.tournament.run.signals import terminate_as_interrupt
-from arena.tournament.run.stopping import SettledHook
+from arena.tournament.run.stop.stopping import SettledHook
 from arena.results.store import StopRecord, Store
 from arena.results.stored import RatedGame, StoredGame
 from arena.stats.standings import save_cache, store_ratings, store_standings

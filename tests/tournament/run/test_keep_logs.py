@@ -9,7 +9,7 @@ from typing import Any, Callable
 import pytest
 
 from arena.errors import ConfigError
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 from arena.replay import load_replay
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.run import runner

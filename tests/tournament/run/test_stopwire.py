@@ -20,8 +20,8 @@ from arena.tournament.config import tournament as tconfig
 from arena.report import standings as report
 from arena.tournament.run import runner
 from arena.stats.ratings import RatingBook, RatingModel, Standing
-from arena.tournament.run.rounds import RoundEnd, RoundGame
-from arena.tournament.run.stopping import SettledHook
+from arena.tournament.run.stop.rounds import RoundEnd, RoundGame
+from arena.tournament.run.stop.stopping import SettledHook
 from arena.stats.stoprule import StopRule, stopping_round
 from arena.results.store import StopRecord, Store
 from arena.web.report_page import build_report

@@ -1,7 +1,7 @@
-"""Check deletion over arena/referee/verify*.py (the walk, the header, the answers): delete each `raise self.fail(...)` in turn and run the
+"""Check deletion over arena/audit/verify*.py (the walk, the header, the answers): delete each `raise self.fail(...)` in turn and run the
 replay tests; every deletion must make a test fail (a check no test needs is a check nobody checks).
 
-    .venv/bin/python tests/referee/mutate_verify.py      # ~10 min on 2 cores; restores each file at the end
+    .venv/bin/python tests/audit/mutate_verify.py      # ~10 min on 2 cores; restores each file at the end
 
 Not collected by pytest (no test_ prefix): it rewrites a source file while it runs.
 """
@@ -34,7 +34,7 @@ for module in ("verify.py", "verify_header.py", "verify_answers.py"):
             open(path, "w").write("".join(new))
             env = dict(os.environ, FUZZ_N="60")
             r = subprocess.run([f"{root}/.venv/bin/python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                                "tests/referee/test_verify.py", "tests/referee/test_verify_checks.py", "tests/replay/test_replay_records.py"], cwd=root, env=env,
+                                "tests/audit/test_verify.py", "tests/audit/test_verify_checks.py", "tests/replay/test_replay_records.py"], cwd=root, env=env,
                                capture_output=True, text=True)
             status = "killed" if r.returncode != 0 else "SURVIVED"
             print(module, start, status, lines[start-1].strip()[:60], flush=True)

@@ -1,7 +1,8 @@
 """Forged replays: `arena verify` rejects each doctoring of a real replay, naming what is wrong.
 
-The replays are written by real games (C sample bots and the misbehaving bot as subprocesses); each
-test changes them the way a forger would and checks the message names the record and the problem.
+The replays are written by whole games on the fake transport (tests/support/fake_games.py: the real
+referee, scripted bots with each kind of fault, no process, so this runs in the fast tier); each test
+changes them the way a forger would and checks the message names the record and the problem.
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.core.faults import FaultKind
 from arena.replay import load_replay
-from arena.referee.verify import ReplayMismatch, resimulate, verify_replay
+from arena.audit.verify import ReplayMismatch, resimulate, verify_replay
 
 from tests.support.replays import branch_of, index, is_bot, records, rejected, write
 
-pytestmark = pytest.mark.process
 
 # --- real replays verify -------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from arena.jsonvalue import JSON
 from arena.replay.encoding import canonical_bytes
 from arena.replay.reader import Replay
 from arena.replay.records import Decision, short
-from arena.referee.verify import ReplayMismatch, verify_replay
+from arena.audit.verify import ReplayMismatch, verify_replay
 
 
 def check_branch(branch: Replay, original: Replay) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from arena.core.time_control import TimeControl
-from arena.referee.clock import SeatClock
+from arena.core.clock import SeatClock
 from arena.core.faults import FaultKind
 from arena.replay.reader import Replay
 from arena.replay.records import Decision, Source

@@ -1,4 +1,4 @@
-"""A bot that plays one seat's actions from a replay: `python -m arena.referee.recorded_bot REPLAY SEAT`.
+"""A bot that plays one seat's actions from a replay: `python -m arena.audit.recorded_bot REPLAY SEAT`.
 
 What `arena replay --seat S=recorded` runs for seat S. At each request it answers the action the seat
 played at that step of REPLAY, as long as that action is among the legal ones. From the first step
@@ -66,7 +66,7 @@ def serve(actions: dict[int, JSON], name: str, stdin: BinaryIO, stdout: BinaryIO
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2 or not argv[1].isdigit():
-        print("usage: python -m arena.referee.recorded_bot REPLAY SEAT", file=sys.stderr)
+        print("usage: python -m arena.audit.recorded_bot REPLAY SEAT", file=sys.stderr)
         return 2
     seat = int(argv[1])
     serve(actions_of(argv[0], seat), f"recorded-seat{seat}", sys.stdin.buffer, sys.stdout.buffer)

@@ -1,5 +1,5 @@
 """`arena verify`'s check of a step's answers, by the rules of each decision's source (see
-`arena.referee.verify`): the commitments (one per answering seat, before the reveal, never from a bot
+`arena.audit.verify`): the commitments (one per answering seat, before the reveal, never from a bot
 that was out), and each decision: `bot` (its commitment opens, its action is legal, no fault says it
 went unanswered), `fallback` (the game's fallback, and exactly the fault that explains it) and
 `recorded` (only before a branch point, and legal). The walk over the replay (`verify._Walk`) holds

@@ -4,7 +4,7 @@
 does not verify would prove nothing), checks the branch point and the seats, and returns the plan:
 the `Script` of the recorded steps and one `SeatPlan` per seat. A seat is played from the branch point
 by the command given for it, else by its own command from the replay's header (run in the recorded
-`cwd`), or, for `Play.RECORDED`, by `arena.referee.recorded_bot`, which keeps the seat's recorded
+`cwd`), or, for `Play.RECORDED`, by `arena.audit.recorded_bot`, which keeps the seat's recorded
 actions while they are legal. `plan.bot_specs(sandboxed)` turns the plan into the bots to start.
 """
 
@@ -20,7 +20,7 @@ from arena.errors import BranchError, ReplayError
 from arena.replay import Replay, load_replay
 from arena.referee.script import Script
 from arena.referee.session import BotSpec
-from arena.referee.verify import verify_replay
+from arena.audit.verify import verify_replay
 from arena.rng import bot_seed
 from arena.sandbox.policy import SandboxPolicy
 from arena.textsafe import clean
@@ -29,7 +29,7 @@ from arena.textsafe import clean
 class Play(enum.Enum):
     ORIGINAL = "original"  # the seat's own command, from the replay's header
     GIVEN = "given"  # a command given for the branch
-    RECORDED = "recorded"  # the seat's recorded actions while they are legal (arena.referee.recorded_bot)
+    RECORDED = "recorded"  # the seat's recorded actions while they are legal (arena.audit.recorded_bot)
 
 
 SeatChoice = Union[tuple[str, ...], Play]  # a command, or Play.RECORDED
@@ -68,7 +68,7 @@ class BranchPlan:
 
 
 def recorded_command(path: str, seat: int) -> tuple[str, ...]:
-    return (sys.executable, "-m", "arena.referee.recorded_bot", os.path.abspath(path), str(seat))
+    return (sys.executable, "-m", "arena.audit.recorded_bot", os.path.abspath(path), str(seat))
 
 
 def plan_branch(path: str, from_step: int, seats: Mapping[int, SeatChoice]) -> BranchPlan:

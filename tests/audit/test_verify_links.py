@@ -14,9 +14,9 @@ import pytest
 
 from arena.errors import ReplayError
 from arena.replay import load_replay
-from arena.referee.verify import ReplayMismatch, resimulate
-from arena.referee.verify_branch import check_branch
-from arena.referee.verify_clock import check_clock as clock_check
+from arena.audit.verify import ReplayMismatch, resimulate
+from arena.audit.verify_branch import check_branch
+from arena.audit.verify_clock import check_clock as clock_check
 
 pytestmark = pytest.mark.process
 

@@ -16,13 +16,13 @@ import pytest
 
 from arena.errors import BranchError, ReplayError
 from arena.referee.session import BotProcess, BotSpec
-from arena.referee.branch import BranchPlan, Play, plan_branch
+from arena.audit.branch import BranchPlan, Play, plan_branch
 from arena.core.faults import FaultKind
-from arena.referee.recorded_bot import Recorded
+from arena.audit.recorded_bot import Recorded
 from arena.referee.referee import play_game
 from arena.core.result import GameResult
 from arena.replay import Branch, Decision, Events, Replay, Source, load_replay
-from arena.referee.verify import resimulate, verify_replay
+from arena.audit.verify import resimulate, verify_replay
 
 from tests.support.bots import BAD_BOT, StartBots
 

@@ -1,6 +1,6 @@
 """The verifier's exact word on each forgery, and the real games at the edges of its rules.
 
-Found by mutation testing `arena/referee/verify.py` (issue 11, `make mutation ARGS=verify`): a check
+Found by mutation testing `arena/audit/verify.py` (issue 11, `make mutation ARGS=verify`): a check
 that rejects for the right reason but names the wrong line, quotes the wrong value or misreads a
 fault is a check that misleads whoever must fix the replay, so these tests pin the whole message:
 the line of the record at fault, and the values that disagree. The other tests show real games
@@ -26,7 +26,7 @@ from arena.referee.referee import play_game
 from arena.rng import derive_seed
 from arena.replay.encoding import commitment
 from arena.replay import load_replay
-from arena.referee.verify import VerifyReport, resimulate, verify_replay
+from arena.audit.verify import VerifyReport, resimulate, verify_replay
 
 from tests.support.bots import bad_spec, c_spec
 from tests.support.replays import SALT, Records, branch_of, fault, first_of_step, index, is_bot, records, write

@@ -8,7 +8,7 @@ from arena.errors import ArenaError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
 from arena.protocol import PROTOCOL_VERSION
-from arena.referee.verify_clock import Fail
+from arena.audit.verify_clock import Fail
 from arena.replay.encoding import JSON, canonical_bytes
 from arena.replay.records import Header, short
 

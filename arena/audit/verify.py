@@ -29,10 +29,10 @@ from typing import Any, Callable, Iterator, Mapping, TypeVar
 from arena.errors import IllegalAction, ReplayError
 from arena.games.base import GameState
 from arena.core.faults import FaultKind
-from arena.referee.referee import apply_policy
-from arena.referee.verify_answers import AnswerChecks
-from arena.referee.verify_clock import check_clock
-from arena.referee.verify_header import check_header
+from arena.core.result import apply_policy
+from arena.audit.verify_answers import AnswerChecks
+from arena.audit.verify_clock import check_clock
+from arena.audit.verify_header import check_header
 from arena.replay.encoding import JSON, canonical_bytes
 from arena.replay.reader import Replay, load_replay
 from arena.replay.records import Commit, Decision, Events, FaultRecord, Source, short

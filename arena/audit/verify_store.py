@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from arena.replay.reader import Replay
 from arena.replay.records import short
-from arena.referee.verify import ReplayMismatch
-from arena.tournament.run.player import played_game_id
+from arena.audit.verify import ReplayMismatch
+from arena.core.scheduled import played_game_id
 from arena.results.store import Store, StoredGame
 
 

@@ -16,7 +16,7 @@ from typing import Sequence
 
 from arena.jsonvalue import JSON
 from arena.textsafe import NAME_CHARS, clean
-from arena.tournament.run.rounds import RoundEnd
+from arena.tournament.run.stop.rounds import RoundEnd
 from arena.stats.stoprule import StopDecision, StopRule, decide, weakest_pair
 from arena.results.stored import StopRecord
 

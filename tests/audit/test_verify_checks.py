@@ -1,4 +1,4 @@
-"""One forgery per check of `arena.referee.verify`: removing any one check makes a test here fail.
+"""One forgery per check of `arena.audit.verify`: removing any one check makes a test here fail.
 
 (Found by deleting each `raise self.fail(...)` in turn and running the suite; see the report of
 issue 11.) Each test doctors a real replay so that exactly that check is the first to object.
@@ -20,7 +20,6 @@ from arena.replay.encoding import commitment
 from tests.support.replays import SALT, branch_of, fault, first_of_step, index, is_bot, records, rejected
 from tests.support.patchable import patchable_kododo
 
-pytestmark = pytest.mark.process  # the `games` fixture plays real games
 
 # --- the header ----------------------------------------------------------------------------------
 
