@@ -27,8 +27,9 @@ import os
 import time
 from typing import Any, Callable, Mapping, Sequence
 
-from arena.errors import ArenaError, IllegalAction
+from arena.errors import ArenaError, GameBroke, IllegalAction
 from arena.games.base import GameSpec, GameState
+from arena.games.broken import broke
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps_line, encoded
 from arena.protocol import PROTOCOL_VERSION, end_message, preview, request_message, start_message
@@ -42,6 +43,7 @@ from arena.referee.script import Script
 from arena.referee.transport import BotHandle, SelectorTransport, Transport
 from arena.referee.stderr_log import LogBounds, StderrLog, StepLog
 from arena.rng import derive_seed, opaque_game_id
+from arena.textsafe import clean
 
 LogSink = Callable[[StepLog], None]
 
@@ -392,6 +394,11 @@ def play_game(
         match = _Game(spec, bots, int(seed), resolved, time_control, policy, replay, gid, clock, link, script,
                       keep_logs, on_log, log_bounds)
         return match.run()
+    except Exception as exc:  # noqa: BLE001 - the game's own code may raise anything: then it is the game's fault
+        said = broke(spec, exc, match.step if match is not None else -1)
+        if said is None:
+            raise
+        raise GameBroke(clean(said, 600)) from exc
     finally:
         if match is not None:
             match.close()
