@@ -118,6 +118,10 @@ def test_check_bot_plays_the_installed_game(venv: Venv) -> None:
 @pytest.mark.sandbox
 def test_a_ladder_on_arena_serve_plays_the_installed_game(venv: Venv, tmp_path: Path) -> None:
     here = venv.package()
+    for folder, bot in (("h", "heuristic_bot.py"), ("r", "random_bot.py")):  # each house bot a folder of its own
+        (tmp_path / folder).mkdir()
+        for name in (bot, "botio.py"):
+            (tmp_path / folder / name).write_bytes((here / name).read_bytes())
     config = tmp_path / "ladder.yaml"
     config.write_text(f"""
 name: goofspiel-ladder
@@ -128,9 +132,9 @@ time_control: {{decision_ms: 2000, startup_ms: 10000}}
 ladder: {{min_games: 2, check_games: 1, fault_limit: 3, workers: 1, seed: 5}}
 house_bots:
   - name: heuristic
-    command: "{{python}} {here / 'heuristic_bot.py'}"
+    command: "{{python}} {tmp_path / 'h' / 'heuristic_bot.py'}"
   - name: random
-    command: "{{python}} {here / 'random_bot.py'}"
+    command: "{{python}} {tmp_path / 'r' / 'random_bot.py'}"
 """)
     port = free_port()
     log = tmp_path / "server.log"
