@@ -64,4 +64,4 @@ def test_a_tournament_of_a_broken_game_stops_with_one_line_naming_it_and_stores_
 def test_control_the_sound_game_plays_the_same_tournament_to_the_end(tmp_path):
     done, stored = _run(tmp_path, "high-card")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert stored == 2
+    assert stored == 4  # 2 rounds, each with both seatings
