@@ -39,8 +39,13 @@ def skeleton(name: str) -> dict[str, str]:
         raise ScaffoldError(f"game name {name!r}: use lower-case letters, digits and single hyphens, starting with a letter")
     module = name.replace("-", "_")
     folder = resources.files("arena.games").joinpath("skeleton")
-    return {where.format(module=module): folder.joinpath(template).read_text(encoding="utf-8").format(name=name, module=module)
+    return {where.replace("{module}", module): _fill(folder.joinpath(template).read_text(encoding="utf-8"), name, module)
             for template, where in FILES.items()}
+
+
+def _fill(text: str, name: str, module: str) -> str:
+    """A template with its two words put in: `{name}` (the game's) and `{module}` (its package's)."""
+    return text.replace("{name}", name).replace("{module}", module)
 
 
 def write_skeleton(name: str, target: Path) -> list[Path]:

@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import site
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Iterator
@@ -20,6 +18,7 @@ import httpx
 import pytest
 
 from tests.server.server import ADMIN, free_port
+from tests.support.venv import Venv, fresh_venv_with
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "goofspiel"
@@ -27,43 +26,9 @@ EXAMPLE = ROOT / "examples" / "goofspiel"
 pytestmark = [pytest.mark.process, pytest.mark.slow]
 
 
-class Venv:
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.python = folder / "bin" / "python"
-        self.arena = folder / "bin" / "arena"
-
-    def run(self, *args: str, cwd: Path | None = None, ok: bool = True, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([str(self.arena), *args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
-        if ok:
-            assert done.returncode == 0, f"arena {' '.join(args)}: {done.stdout}\n{done.stderr}"
-        return done
-
-    def package(self) -> Path:
-        out = subprocess.run([str(self.python), "-c", "import goofspiel; print(goofspiel.HERE)"], capture_output=True, text=True, check=True)
-        return Path(out.stdout.strip())
-
-
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
-    """A fresh venv that reaches arena (and its dependencies) through a .pth file, with the example
-    built as a wheel and installed by pip, as an author's users install it."""
-    tmp = tmp_path_factory.mktemp("goofspiel")
-    env = Venv(tmp / "venv")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env.folder)], check=True)
-    purelib = subprocess.run([str(env.python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-    ours = site.getsitepackages()[0]
-    (Path(purelib) / "arena-dev.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
-    env.arena.write_text(f"#!{env.python}\nimport sys\nfrom arena.cli import main\nsys.argv[0] = 'arena'\nmain()\n")
-    env.arena.chmod(0o755)
-    wheels = tmp / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels),
-                    str(EXAMPLE)], check=True, capture_output=True)
-    wheel = next(wheels.glob("arena_goofspiel-*.whl"))
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(env.python), "install", "--quiet", "--no-deps", "--no-index",
-                    "--target", purelib, str(wheel)], check=True, capture_output=True)
-    return env
+    return fresh_venv_with(tmp_path_factory.mktemp("goofspiel"), EXAMPLE, "goofspiel")
 
 
 def test_installed_the_game_is_listed_with_its_package_and_passes_check_game(venv: Venv) -> None:
