@@ -8,17 +8,26 @@ from pathlib import Path
 import click
 
 from arena.cli import main
-from arena.games.registry import catalogue, source
+from arena.games.registry import Catalogue, catalogue, get_game, source
 from arena.jsonvalue import dumps_str
 
 
 @main.command("games")
+@click.argument("names", nargs=-1, metavar="[NAME]...")
 @click.option("--json", "as_json", is_flag=True, help="Print the games as JSON.")
-def games_command(as_json: bool) -> None:
+@click.option("--protocol", is_flag=True, help="Print each game's protocol.md section (from its spec's documented schemas).")
+def games_command(names: tuple[str, ...], as_json: bool, protocol: bool) -> None:
     """List the games arena can referee (built-in and installed plugins), with where each comes from."""
     found = catalogue()
     for problem in found.broken:  # one line each; the other games are listed all the same
         click.echo(f"arena: warning: {problem}", err=True)
+    if names:
+        found = Catalogue([get_game(name) for name in names], [])
+    if protocol:
+        from arena.games.docs import protocol_section
+
+        click.echo("\n".join(protocol_section(spec) for spec in found.games), nl=False)
+        return
     if as_json:
         click.echo(dumps_str([{**spec.describe(), "source": source(spec.name)} for spec in found.games]))
         return

@@ -19,6 +19,7 @@ from typing import Any, Callable, Collection, Mapping, Sequence
 
 from arena.errors import GameNotOver, IllegalAction
 from arena.games.base import Event, GameSpec, GameState, Seat
+from arena.games.docs import undocumented
 from arena.core.ranking import competition_ranks, outcome_keys
 from arena.jsonvalue import canonical, dumps, loads
 from arena.rng import Rng
@@ -36,6 +37,7 @@ CHECKS: dict[str, str] = {
     "clone": "a clone equals its original and is independent of it",
     "serialisation": "the snapshot (the whole state) is plain JSON that survives a round trip",
     "outcome": "the outcome gives every seat points, tie-breaks and the rank they imply; none before the end",
+    "documented": "every view holds exactly the members its spec's view_schema documents (its protocol.md section)",
 }
 
 # Values no game should accept as an action at any step.
@@ -135,6 +137,8 @@ def check_game(
             if not _is_json(view):
                 c.fail("json-views", step, f"view of seat {seat} is not plain JSON: {view!r:.200}")
             kept.append((step, seat, view, _bytes(view)))
+            if c.on("documented") and isinstance(view, dict) and (gap := undocumented(spec, view)):
+                c.fail("documented", step, f"seat {seat}: {gap}")
             _check_split(c, step, state, seat, view)
             if not legal:
                 c.fail("legal-actions", step, f"seat {seat} is to move but has no legal action")

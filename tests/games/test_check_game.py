@@ -18,6 +18,15 @@ sys.path.insert(0, str(FAULTY))
 import faulty_games  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _registry_restored(monkeypatch):
+    """`arena check-game MODULE` registers the module's game in-process: forgotten after each test."""
+    from arena.games import registry
+
+    monkeypatch.setattr(registry, "_GAMES", dict(registry._GAMES))
+    monkeypatch.setattr(registry, "_SOURCES", dict(registry._SOURCES))
+
+
 @pytest.mark.parametrize("name,check", sorted(faulty_games.FAULTS.items()))
 def test_each_faulty_game_is_caught_by_its_check(name, check):
     verdicts = check_spec(getattr(faulty_games, name), examples=3)
@@ -32,8 +41,9 @@ def test_control_the_check_made_blind_lets_its_faulty_game_pass(name, check):
     assert all(v.passed for v in verdicts) and check not in {v.check for v in verdicts}
 
 
-def test_the_sound_game_passes_every_check():
+def test_the_sound_games_pass_every_check():
     assert all(v.passed for v in check_spec(faulty_games.GOOD, examples=3))
+    assert all(v.passed for v in check_spec(faulty_games.DOCUMENTED, examples=3))
 
 
 def test_the_command_prints_each_verdict_with_step_seed_and_example_and_fails():
@@ -42,12 +52,12 @@ def test_the_command_prints_each_verdict_with_step_seed_and_example_and_fails():
     fail = [line for line in result.output.splitlines() if line.startswith("FAIL")]
     assert len(fail) == 1 and fail[0].startswith("FAIL hidden-information: step 0, seed ")
     assert "smallest failing example: seats=2 seed=0 choices=[]" in fail[0]
-    assert sum(line.startswith("PASS ") for line in result.output.splitlines()) == 8
+    assert sum(line.startswith("PASS ") for line in result.output.splitlines()) == 9
 
 
 def test_the_command_exits_0_when_every_check_passes_and_skip_is_the_control():
     ok = CliRunner().invoke(main, ["check-game", "faulty_games:GOOD", "--examples", "3"])
-    assert ok.exit_code == 0 and "9 of 9 checks pass" in ok.output
+    assert ok.exit_code == 0 and "10 of 10 checks pass" in ok.output
     skipped = CliRunner().invoke(main, ["check-game", "faulty_games:LEAKS", "--examples", "3", "--skip", "hidden-information"])
     assert skipped.exit_code == 0, skipped.output
 

@@ -54,7 +54,7 @@ def test_installed_by_pip_it_passes_check_game_its_tests_and_plays_a_tournament(
     target = _new(tmp_path)
     venv = fresh_venv_with(tmp_path, target, "high_noon")
     checked = venv.run("check-game", "high-noon", "--examples", "10")
-    assert "high-noon: 9 of 9 checks pass" in checked.stdout
+    assert "high-noon: 10 of 10 checks pass" in checked.stdout
     own = subprocess.run([str(venv.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(target / "tests")],
                          capture_output=True, text=True, cwd=tmp_path)
     assert own.returncode == 0, own.stdout + own.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import site
 import subprocess
 import sys
@@ -36,9 +37,10 @@ def fresh_venv_with(tmp: Path, package: Path, module: str) -> Venv:
     (Path(purelib) / "arena-dev.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
     env.arena.write_text(f"#!{env.python}\nimport sys\nfrom arena.cli import main\nsys.argv[0] = 'arena'\nmain()\n")
     env.arena.chmod(0o755)
-    wheels = tmp / "wheels"
+    wheels, source = tmp / "wheels", tmp / "source"
+    shutil.copytree(package, source)  # a build writes into its source folder (egg-info, build/): not into the checkout's
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels),
-                    str(package)], check=True, capture_output=True)
+                    str(source)], check=True, capture_output=True)
     wheel = next(wheels.glob("*.whl"))
     subprocess.run([sys.executable, "-m", "pip", "--python", str(env.python), "install", "--quiet", "--no-deps", "--no-index",
                     "--target", purelib, str(wheel)], check=True, capture_output=True)

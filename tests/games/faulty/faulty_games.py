@@ -132,9 +132,13 @@ class NotJson(HighCard):
         return {"hand": set(self.hands[seat])}
 
 
-def spec(name: str, factory: type[HighCard]) -> GameSpec:
+def spec(name: str, factory: type[HighCard], **more: Any) -> GameSpec:
     return GameSpec(name=name, version="1.0", description=f"high card, {factory.__doc__ or 'sound'}", min_seats=2,
-                    max_seats=3, mode=Mode.SIMULTANEOUS, factory=factory, max_steps=12)
+                    max_seats=3, mode=Mode.SIMULTANEOUS, factory=factory, max_steps=12, **more)
+
+
+def _schema(*members: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {m: {"type": "integer", "description": f"the {m}"} for m in members}}
 
 
 GOOD = spec("high-card", HighCard)
@@ -143,8 +147,11 @@ LEAKS = spec("high-card-leaks", Leaks)
 NONDETERMINISTIC = spec("high-card-nondeterministic", Nondeterministic)
 ENDLESS = spec("high-card-endless", Endless)
 NOT_JSON = spec("high-card-not-json", NotJson)
+# its view_schema (its protocol.md section) leaves out a member the views hold
+UNDOCUMENTED = spec("high-card-undocumented", HighCard, view_schema=_schema("hand", "round", "points"))
+DOCUMENTED = spec("high-card-documented", HighCard, view_schema=_schema("hand", "round", "points", "hand_sizes"))
 SPEC = GOOD
 
 # each faulty game, and the one check that catches it (made blind, it lets the game pass)
 FAULTS = {"APPLY_RAISES": "legal-actions", "LEAKS": "hidden-information", "NONDETERMINISTIC": "determinism",
-          "ENDLESS": "termination", "NOT_JSON": "json-views"}
+          "ENDLESS": "termination", "NOT_JSON": "json-views", "UNDOCUMENTED": "documented"}
