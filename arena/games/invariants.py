@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Collection
 
-from hypothesis import HealthCheck, Verbosity, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 
 from arena.games.base import GameSpec, Seat
@@ -56,7 +56,8 @@ def _search(spec: GameSpec, blind: frozenset[str], examples: int, deep_every: in
     last: list[_Failure] = []
 
     @settings(max_examples=examples, database=None, deadline=None, derandomize=True, print_blob=False,
-              verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
+              verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
+              phases=(Phase.explicit, Phase.generate, Phase.shrink))  # no "explain": it replays each failure many times
     @given(seats=st.integers(spec.min_seats, spec.max_seats), seed=st.integers(0, 2**32 - 1),
            choices=st.lists(st.integers(0, 2**16), max_size=64))
     def play(seats: int, seed: int, choices: list[int]) -> None:

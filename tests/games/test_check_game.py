@@ -29,7 +29,7 @@ def _registry_restored(monkeypatch):
 
 @pytest.mark.parametrize("name,check", sorted(faulty_games.FAULTS.items()))
 def test_each_faulty_game_is_caught_by_its_check(name, check):
-    verdicts = check_spec(getattr(faulty_games, name), examples=3)
+    verdicts = check_spec(getattr(faulty_games, name), examples=10)
     failed = [v for v in verdicts if v.passed is False]
     assert [v.check for v in failed] == [check]
     assert failed[0].seed is not None and failed[0].step is not None and failed[0].seats in (2, 3)
@@ -37,13 +37,13 @@ def test_each_faulty_game_is_caught_by_its_check(name, check):
 
 @pytest.mark.parametrize("name,check", sorted(faulty_games.FAULTS.items()))
 def test_control_the_check_made_blind_lets_its_faulty_game_pass(name, check):
-    verdicts = check_spec(getattr(faulty_games, name), examples=3, blind=[check])
+    verdicts = check_spec(getattr(faulty_games, name), examples=10, blind=[check])
     assert all(v.passed for v in verdicts) and check not in {v.check for v in verdicts}
 
 
 def test_the_sound_games_pass_every_check():
-    assert all(v.passed for v in check_spec(faulty_games.GOOD, examples=3))
-    assert all(v.passed for v in check_spec(faulty_games.DOCUMENTED, examples=3))
+    assert all(v.passed for v in check_spec(faulty_games.GOOD, examples=10))
+    assert all(v.passed for v in check_spec(faulty_games.DOCUMENTED, examples=10))
 
 
 def test_the_command_prints_each_verdict_with_step_seed_and_example_and_fails():
