@@ -1,7 +1,7 @@
 """`arena check-game`: the conformance checks driven by hypothesis over player counts, seeds and actions.
 
-Hypothesis draws the number of seats, the seed and the list of action choices (each an index into the
-legal actions of one decision, then the first legal action once the list runs out), plays the game with
+Hypothesis draws the number of seats, the seed and the action of each decision (an index into its legal
+actions, for the first `DRAWN` decisions; then the first legal action), plays the game with
 `conformance.check_game`, and on a violation shrinks to the smallest failing example: few seats, a small
 seed, a short list of choices. Each failing check is then made blind and the search run again, so every
 check gets its own verdict; a game that raises outside any check fails "robustness" and stops the search.
@@ -19,6 +19,7 @@ from arena.games.base import GameSpec, Seat
 from arena.games.conformance import CHECKS, ContractViolation, check_game, check_not_over_raises
 
 ROBUSTNESS = "robustness"
+DRAWN = 64  # decisions whose action hypothesis draws (and shrinks); later ones take the first legal action
 ALL_CHECKS: dict[str, str] = {**CHECKS, ROBUSTNESS: "the game's own code raises nothing but IllegalAction, GameOver and GameNotOver"}
 
 
@@ -58,23 +59,25 @@ def _search(spec: GameSpec, blind: frozenset[str], examples: int, deep_every: in
     @settings(max_examples=examples, database=None, deadline=None, derandomize=True, print_blob=False,
               verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
               phases=(Phase.explicit, Phase.generate, Phase.shrink))  # no "explain": it replays each failure many times
-    @given(seats=st.integers(spec.min_seats, spec.max_seats), seed=st.integers(0, 2**32 - 1),
-           choices=st.lists(st.integers(0, 2**16), max_size=64))
-    def play(seats: int, seed: int, choices: list[int]) -> None:
-        feed = iter(choices)
+    @given(seats=st.integers(spec.min_seats, spec.max_seats), seed=st.integers(0, 2**32 - 1), data=st.data())
+    def play(seats: int, seed: int, data: st.DataObject) -> None:
+        choices: list[int] = []
 
         def choose(state: Any, seat: Seat, legal: list[Any]) -> int:
-            return next(feed, 0)
+            if len(choices) >= DRAWN:
+                return 0
+            choices.append(data.draw(st.integers(0, len(legal) - 1)))
+            return choices[-1]
 
         try:
             check_game(spec, seats, seed, choose=choose, deep_every=deep_every, blind=blind)
             if "outcome" not in blind:
                 check_not_over_raises(spec, seats, seed)
         except ContractViolation as exc:
-            last.append(_Failure(exc.check, exc.problem, exc.step, seats, seed, tuple(choices)))
+            last.append(_Failure(exc.check, exc.problem, exc.step, seats, seed, _trimmed(choices)))
             raise
         except Exception as exc:  # noqa: BLE001 - the game's own code, raising what it should not
-            last.append(_Failure(ROBUSTNESS, f"{type(exc).__name__}: {exc}", -1, seats, seed, tuple(choices)))
+            last.append(_Failure(ROBUSTNESS, f"{type(exc).__name__}: {exc}", -1, seats, seed, _trimmed(choices)))
             raise
 
     try:
@@ -82,6 +85,13 @@ def _search(spec: GameSpec, blind: frozenset[str], examples: int, deep_every: in
     except Exception:  # noqa: BLE001 - hypothesis re-raises the smallest example's failure last
         return last[-1] if last else _Failure(ROBUSTNESS, "hypothesis stopped without an example", -1, 0, 0, ())
     return None
+
+
+def _trimmed(choices: list[int]) -> tuple[int, ...]:
+    """The choices without their trailing zeros (after the list, every decision takes legal action 0)."""
+    while choices and choices[-1] == 0:
+        choices = choices[:-1]
+    return tuple(choices)
 
 
 def check_spec(spec: GameSpec, examples: int = 25, deep_every: int = 1, blind: Collection[str] = ()) -> list[Verdict]:

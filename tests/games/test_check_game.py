@@ -41,6 +41,14 @@ def test_control_the_check_made_blind_lets_its_faulty_game_pass(name, check):
     assert all(v.passed for v in verdicts) and check not in {v.check for v in verdicts}
 
 
+def test_the_failure_is_shrunk_to_the_smallest_example_hypothesis_finds():
+    """The fault needs seat 0 to open with its highest card (index 2 of 3 legal actions): found, then
+    shrunk to that one choice, 2 seats and seed 0, failing at step 1."""
+    [late] = [v for v in check_spec(faulty_games.LATE_RAISES, examples=50) if v.passed is False]
+    assert (late.check, late.step, late.seats, late.seed, late.choices) == ("legal-actions", 1, 2, 0, (2,))
+    assert "ValueError: the highest card again in round 2" in late.problem
+
+
 def test_the_sound_games_pass_every_check():
     assert all(v.passed for v in check_spec(faulty_games.GOOD, examples=10))
     assert all(v.passed for v in check_spec(faulty_games.DOCUMENTED, examples=10))

@@ -101,6 +101,24 @@ class ApplyRaises(HighCard):
         return super().apply(actions)
 
 
+class LateRaises(HighCard):
+    """apply raises when seat 0 plays its highest card in rounds 1 and 2: only some games break, and
+    hypothesis has to find the actions that do it (the smallest: seat 0's first choice, index 2)."""
+
+    def apply(self, actions: Mapping[Seat, Any]) -> list[Event]:
+        self.check_all(actions)
+        if self.round == 1:
+            self.opened_high = actions[0] == self.hands[0][-1]
+        elif self.round == 2 and getattr(self, "opened_high", False) and actions[0] == self.hands[0][-1]:
+            raise ValueError("the highest card again in round 2 after an opening with the highest card")
+        return super().apply(actions)
+
+    def clone(self) -> "HighCard":
+        other = super().clone()
+        other.opened_high = getattr(self, "opened_high", False)  # type: ignore[attr-defined]
+        return other
+
+
 class Leaks(HighCard):
     """The view tells every seat the next seat's hand."""
 
@@ -143,6 +161,7 @@ def _schema(*members: str) -> dict[str, Any]:
 
 GOOD = spec("high-card", HighCard)
 APPLY_RAISES = spec("high-card-apply-raises", ApplyRaises)
+LATE_RAISES = spec("high-card-late-raises", LateRaises)
 LEAKS = spec("high-card-leaks", Leaks)
 NONDETERMINISTIC = spec("high-card-nondeterministic", Nondeterministic)
 ENDLESS = spec("high-card-endless", Endless)
@@ -153,5 +172,5 @@ DOCUMENTED = spec("high-card-documented", HighCard, view_schema=_schema("hand", 
 SPEC = GOOD
 
 # each faulty game, and the one check that catches it (made blind, it lets the game pass)
-FAULTS = {"APPLY_RAISES": "legal-actions", "LEAKS": "hidden-information", "NONDETERMINISTIC": "determinism",
+FAULTS = {"APPLY_RAISES": "legal-actions", "LATE_RAISES": "legal-actions", "LEAKS": "hidden-information", "NONDETERMINISTIC": "determinism",
           "ENDLESS": "termination", "NOT_JSON": "json-views", "UNDOCUMENTED": "documented"}
