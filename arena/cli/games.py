@@ -47,7 +47,8 @@ def games_command(names: tuple[str, ...], as_json: bool, protocol: bool) -> None
 @click.option("--deep-every", type=click.IntRange(1, 1000), default=1, show_default=True,
               help="Run the costly checks (hidden information, refusals, clones) every K steps of long games.")
 @click.option("--skip", "skip", multiple=True, metavar="CHECK", help="Leave a check out (repeatable).")
-def check_game_command(target: str, examples: int, deep_every: int, skip: tuple[str, ...]) -> None:
+@click.option("--browser", is_flag=True, help="Also draw random games with the game's renderer in Chromium (check 'renderer').")
+def check_game_command(target: str, examples: int, deep_every: int, skip: tuple[str, ...], browser: bool) -> None:
     """Check a game against arena's contract: an installed game by name, or a module holding its SPEC.
 
     Prints each check's verdict (a failure with its step, seed and the smallest failing example) and
@@ -62,6 +63,10 @@ def check_game_command(target: str, examples: int, deep_every: int, skip: tuple[
     spec = find_game(target)
     click.echo(f"checking {spec.name} {spec.version} ({spec.min_seats}-{spec.max_seats} players), {examples} games a search")
     verdicts = check_spec(spec, examples=examples, deep_every=deep_every, blind=skip)
+    if browser:
+        from arena.web.renderer_check import check_renderer
+
+        verdicts.append(check_renderer(spec))
     for verdict in verdicts:
         click.echo(verdict.line())
     failed = [v.check for v in verdicts if not v.passed]

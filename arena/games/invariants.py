@@ -21,6 +21,8 @@ from arena.games.conformance import CHECKS, ContractViolation, check_game, check
 ROBUSTNESS = "robustness"
 DRAWN = 64  # decisions whose action hypothesis draws (and shrinks); later ones take the first legal action
 ALL_CHECKS: dict[str, str] = {**CHECKS, ROBUSTNESS: "the game's own code raises nothing but IllegalAction, GameOver and GameNotOver"}
+# Checks run elsewhere (`arena check-game --browser`: arena.web.renderer_check), with their verdicts here.
+OTHER_CHECKS: dict[str, str] = {"renderer": "the game's viewer module draws every step of random games in Chromium without throwing"}
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Verdict:
         if self.passed is None:
             return f"SKIP {self.check}: not run (the game crashed first)"
         if self.passed:
-            return f"PASS {self.check}: {ALL_CHECKS[self.check]}"
+            return f"PASS {self.check}: {ALL_CHECKS.get(self.check) or OTHER_CHECKS[self.check]}"
         return (f"FAIL {self.check}: step {self.step}, seed {self.seed}, {self.seats} seats; smallest failing example: "
                 f"seats={self.seats} seed={self.seed} choices={list(self.choices)}: {self.problem}")
 

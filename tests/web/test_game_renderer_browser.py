@@ -88,3 +88,24 @@ def test_a_renderer_that_throws_falls_back_to_the_generic_view_and_says_so(plugi
     assert "the viewer module of game goofspiel failed at step 0" in page.inner_text("#board .renderer-error")
     assert page.locator("#board .view-tree").count() == 2 and page.locator("#board .prize").count() == 0
     screenshot(page, "viewer-renderer-throws")
+
+
+def test_check_game_browser_names_the_step_and_seed_where_a_renderer_throws(plugins: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    good = CliRunner().invoke(main, ["check-game", "goofspiel", "--examples", "3", "--browser"])
+    assert good.exit_code == 0 and "PASS renderer:" in good.output, good.output  # the control: the example's own renderer
+    broken = plugins / "late_renderer"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("")
+    (broken / "renderer.js").write_text(
+        'ArenaGames.define("goofspiel", function (ctx) { if (ctx.pub.round === 3) { return ctx.pub.nothing.here; } return "ok"; });\n')
+    monkeypatch.syspath_prepend(str(plugins))
+    spec = registry.get_game("goofspiel")
+    monkeypatch.setitem(registry._GAMES, "goofspiel", dataclasses.replace(spec, renderer=Renderer("late_renderer", "renderer.js")))
+    bad = CliRunner().invoke(main, ["check-game", "goofspiel", "--examples", "3", "--browser"])
+    assert bad.exit_code == 1
+    [line] = [x for x in bad.output.splitlines() if x.startswith("FAIL")]
+    assert line.startswith("FAIL renderer: step 2, seed 0, 2 seats") and "the renderer threw" in line
