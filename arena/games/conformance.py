@@ -37,7 +37,7 @@ CHECKS: dict[str, str] = {
     "clone": "a clone equals its original and is independent of it",
     "serialisation": "the snapshot (the whole state) is plain JSON that survives a round trip",
     "outcome": "the outcome gives every seat points, tie-breaks and the rank they imply; none before the end",
-    "documented": "every view holds exactly the members its spec's view_schema documents (its protocol.md section)",
+    "documented": "every view holds exactly the members its spec's view_schema documents, each of its documented type (its protocol.md section)",
 }
 
 TRIED_ACTIONS = 8  # legal actions of each seat applied (on clones) at each deep step

@@ -111,11 +111,12 @@ def test_an_installed_game_in_a_config_and_its_fillers(goofspiel, tmp_path):
 
 
 def test_the_protocol_section_in_the_docs_is_the_one_the_spec_writes(goofspiel):
-    from arena.games.docs import protocol_section
+    from arena.games.docs import generated_games, protocol_reference, protocol_section, regenerate
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "writing-a-game.md").read_text(encoding="utf-8")
-    copy = doc.split("<!-- generated: arena games --protocol goofspiel -->\n")[1].split("<!-- end generated -->")[0]
-    assert copy == protocol_section(registry.get_game("goofspiel"), level=3)
+    assert generated_games(doc) == ["goofspiel"]
+    assert regenerate(doc, registry.get_game) == doc
+    assert "### goofspiel\n\n<!-- generated: arena games --protocol goofspiel -->\n" + protocol_reference(registry.get_game("goofspiel")) in doc
     printed = CliRunner().invoke(main, ["games", "goofspiel", "--protocol"]).output
     assert printed == protocol_section(registry.get_game("goofspiel"))
     assert "| `prizes_left` | integer |" in printed

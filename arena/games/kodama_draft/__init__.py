@@ -4,6 +4,7 @@ Kodama Duo's tree rules and card data, and score secret Kodama cards each season
 from pathlib import Path
 
 from arena.games.kodama.common import round_label
+from arena.games.kodama.schema import DRAFT_RULES, DRAFT_VIEW_SCHEMA, ACTION_SCHEMA
 from arena.games.base import GameSpec, Mode, Renderer, SampleBot
 from arena.games.kodama_draft.state import KodamaDraftState
 
@@ -23,6 +24,9 @@ SPEC = GameSpec(
     round_label=round_label,
     renderer=Renderer("arena.games.kodama", "renderer.js"),
     sample_bots=(SampleBot("kodama-draft-heuristic", ("{python}", str(SAMPLE_BOTS / "kodama_draft_heuristic.py"))),),
+    rules=DRAFT_RULES,
+    view_schema=DRAFT_VIEW_SCHEMA,
+    action_schema=ACTION_SCHEMA,
 )
 
 __all__ = ["SPEC", "KodamaDraftState"]

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from arena.games.kodama.common import round_label
+from arena.games.kodama.schema import DUO_RULES, DUO_VIEW_SCHEMA, ACTION_SCHEMA
 from arena.games.base import GameSpec, Mode, Renderer, SampleBot
 from arena.games.kodama_duo.state import KodamaDuoState
 
@@ -21,6 +22,9 @@ SPEC = GameSpec(
     round_label=round_label,
     renderer=Renderer("arena.games.kodama", "renderer.js"),
     sample_bots=(SampleBot("kodama-duo-heuristic", ("{python}", str(SAMPLE_BOTS / "kodama_duo_heuristic.py"))),),
+    rules=DUO_RULES,
+    view_schema=DUO_VIEW_SCHEMA,
+    action_schema=ACTION_SCHEMA,
 )
 
 __all__ = ["SPEC", "KodamaDuoState"]

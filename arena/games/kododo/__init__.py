@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Mapping
 
 from arena.jsonvalue import JSON
+from arena.games.kododo.schema import RULES, VIEW_SCHEMA, ACTION_SCHEMA
 from arena.games.base import GameSpec, Mode, Option, Renderer, SampleBot
 from arena.games.kododo.state import KododoState
 
@@ -30,6 +31,9 @@ SPEC = GameSpec(
     round_label=round_label,
     renderer=Renderer("arena.games.kododo", "renderer.js"),
     sample_bots=(SampleBot("kododo-heuristic", ("{python}", str(SAMPLE_BOTS / "kododo_heuristic.py"))),),
+    rules=RULES,
+    view_schema=VIEW_SCHEMA,
+    action_schema=ACTION_SCHEMA,
 )
 
 __all__ = ["SPEC", "KododoState"]

@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Mapping
 
 from arena.jsonvalue import JSON
+from arena.games.kolpa.schema import RULES, VIEW_SCHEMA, ACTION_SCHEMA
 from arena.games.base import GameSpec, Mode, Option, Renderer, SampleBot
 from arena.games.kolpa.state import KolpaState
 
@@ -44,6 +45,9 @@ SPEC = GameSpec(
     round_label=round_label,
     renderer=Renderer("arena.games.kolpa", "renderer.js"),
     sample_bots=(SampleBot("kolpa-heuristic", ("{python}", str(SAMPLE_BOTS / "kolpa_heuristic.py"))),),
+    rules=RULES,
+    view_schema=VIEW_SCHEMA,
+    action_schema=ACTION_SCHEMA,
 )
 
 __all__ = ["SPEC", "KolpaState"]

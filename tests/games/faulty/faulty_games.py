@@ -156,7 +156,7 @@ def spec(name: str, factory: type[HighCard], **more: Any) -> GameSpec:
 
 
 def _schema(*members: str) -> dict[str, Any]:
-    return {"type": "object", "properties": {m: {"type": "integer", "description": f"the {m}"} for m in members}}
+    return {"type": "object", "properties": {m: {"description": f"the {m}"} for m in members}}
 
 
 GOOD = spec("high-card", HighCard)
