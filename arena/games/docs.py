@@ -4,6 +4,7 @@ documented view and action schemas (`GameSpec.view_schema`, `action_schema`). Th
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Callable, Mapping
 
@@ -58,7 +59,7 @@ def protocol_reference(spec: GameSpec) -> str:
         lines += ["**Options** (in `start.options`):", "", "| option | type | default | meaning |", "|---|---|---|---|"]
         for o in spec.options:
             bounds = "".join(f"; {k} {v}" for k, v in (("at least", o.minimum), ("at most", o.maximum)) if v is not None)
-            lines.append(f"| `{o.name}` | {o.type.__name__}{bounds} | `{o.default!r}` | {_cell(o.description)} |")
+            lines.append(f"| `{o.name}` | {o.type.__name__}{bounds} | `{json.dumps(o.default)}` | {_cell(o.description)} |")
         lines.append("")
     if spec.action_schema is not None:
         lines += [f"**Action**: {_type(spec.action_schema)}. {spec.action_schema.get('description', '')}".rstrip(), ""]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from arena.errors import ArenaError, GameBroke, IllegalAction
 from arena.games.base import GameSpec, GameState
@@ -35,17 +35,15 @@ from arena.jsonvalue import JSON, dumps_line, encoded
 from arena.protocol import PROTOCOL_VERSION, end_message, preview, request_message, start_message
 from arena.referee.clock import Clock, Deadline, SeatClock
 from arena.core.time_control import TimeControl
-from arena.referee.decisions import Judge, SeatInPlay
+from arena.referee.decisions import Judge, LogSink, SeatInPlay
 from arena.core.faults import FaultKind, FaultPolicy
 from arena.replay import Header, ReplayWriter, SeatInfo
 from arena.core.result import GameResult, Played, apply_policy
 from arena.referee.script import Script
 from arena.referee.transport import BotHandle, SelectorTransport, Transport
-from arena.referee.stderr_log import LogBounds, StderrLog, StepLog
+from arena.referee.stderr_log import LogBounds, StderrLog
 from arena.rng import derive_seed, opaque_game_id
 from arena.textsafe import clean
-
-LogSink = Callable[[StepLog], None]
 
 __all__ = ["GameResult", "apply_policy", "default_game_id", "play_game"]
 
@@ -292,15 +290,7 @@ class _Game:
                 self.judge.fault(seat, FaultKind.ILLEGAL_ACTION, seat.rid, f"illegal action {preview(seat.action)}: {exc.reason}")
                 from_bot.discard(exc.seat)
                 actions[exc.seat] = state.fallback(exc.seat)
-        replay = self.replay
-        if replay is not None:
-            for s in deciding:
-                seat = seats[s]
-                if script is not None:
-                    replay.recorded(self.step, s, actions[s])
-                    continue
-                replay.decision(step=self.step, seat=s, request_id=seat.rid, answered=seat.answered, answer=seat.action,
-                                salt=seat.salt, played=actions[s], from_bot=s in from_bot, elapsed_ms=seat.elapsed_ms)
+        self.judge.record_decisions(deciding, actions, from_bot)
         self.decisions += len(deciding)
         public: list[JSON] = []
         for event in events:
@@ -315,20 +305,9 @@ class _Game:
                 target = seats[event.to]
                 if not target.out:
                     target.events.append(data)
-        if replay is not None:
-            replay.events(self.step, public)
-        self._logs()
-
-    def _logs(self) -> None:
-        """Each seat's stderr lines of this step (read since the last barrier), to the replay and the sink."""
-        for seat in self.seats:
-            log = seat.log.take(self.step) if seat.log is not None else None
-            if log is None:
-                continue
-            if self.keep_logs and self.replay is not None:
-                self.replay.log(log.step, log.seat, log.lines, log.dropped)
-            if self.on_log is not None:
-                self.on_log(log)
+        if self.replay is not None:
+            self.replay.events(self.step, public)
+        self.judge.record_logs(self.keep_logs, self.on_log)
 
     def _end(self, result: GameResult) -> None:
         summary = result.summary()

@@ -16,9 +16,11 @@ from typing import Iterator
 
 import httpx
 import pytest
+from playwright.sync_api import Page
 
 from tests.server.server import ADMIN, free_port
 from tests.support.venv import Venv, fresh_venv_with
+from tests.web.conftest import browser, page, screenshot  # noqa: F401 - Chromium fixtures, as tests/web's
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "goofspiel"
@@ -39,13 +41,12 @@ def test_installed_the_game_is_listed_with_its_package_and_passes_check_game(ven
     assert "goofspiel: 10 of 10 checks pass" in checked.stdout
 
 
-def test_play_a_tournament_with_standings_a_report_and_a_match(venv: Venv, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def cup(venv: Venv, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A YAML tournament of the installed game, played by its own bots, and its report: the folder."""
+    out = tmp_path_factory.mktemp("cup")
     here = venv.package()
-    heuristic, rand = f"{venv.python} {here / 'heuristic_bot.py'}", f"{venv.python} {here / 'random_bot.py'}"
-    played = venv.run("play", "goofspiel", "--seed", "3", "--bot", heuristic, "--bot", rand, "--replay", str(tmp_path / "one.jsonl"))
-    assert "goofspiel" in played.stdout
-    venv.run("verify", str(tmp_path / "one.jsonl"))
-    config = tmp_path / "cup.yaml"
+    config = out / "cup.yaml"
     config.write_text(f"""
 name: goofspiel-cup
 game: goofspiel
@@ -58,20 +59,53 @@ schedule: {{format: round-robin, rounds: 4}}
 seed: 7
 sandbox: false
 time_control: {{decision_ms: 2000, startup_ms: 10000}}
-output: {{store: {tmp_path / 'cup.sqlite'}, replays: {tmp_path / 'replays'}}}
+output: {{store: {out / 'cup.sqlite'}, replays: {out / 'replays'}}}
 """)
     venv.run("run", str(config), "--fresh")
-    standings = venv.run("standings", str(tmp_path / "cup.sqlite")).stdout
+    venv.run("report", str(out / "cup.sqlite"), "-o", str(out / "report"))
+    return out
+
+
+def viewer_pages(cup: Path) -> list[Path]:
+    """The report's replay viewer pages that carry the example's renderer (inlined from the installed package)."""
+    pages = sorted((cup / "report").rglob("*.html"))
+    return [p for p in pages if "arena-data" in p.read_text() and "G.define(\"goofspiel\"" in p.read_text()]
+
+
+def test_play_a_tournament_with_standings_a_report_and_a_match(venv: Venv, cup: Path, tmp_path: Path) -> None:
+    here = venv.package()
+    heuristic, rand = f"{venv.python} {here / 'heuristic_bot.py'}", f"{venv.python} {here / 'random_bot.py'}"
+    played = venv.run("play", "goofspiel", "--seed", "3", "--bot", heuristic, "--bot", rand, "--replay", str(tmp_path / "one.jsonl"))
+    assert "goofspiel" in played.stdout
+    venv.run("verify", str(tmp_path / "one.jsonl"))
+    standings = venv.run("standings", str(cup / "cup.sqlite")).stdout
     assert "heuristic" in standings and "random-a" in standings
-    venv.run("report", str(tmp_path / "cup.sqlite"), "-o", str(tmp_path / "report"))
-    pages = list((tmp_path / "report").rglob("*.html"))
-    viewer = [p for p in pages if "arena-data" in p.read_text() and "G.define(\"goofspiel\"" in p.read_text()]
-    assert viewer, "no viewer page carries the example's renderer"
+    assert viewer_pages(cup), "no viewer page carries the example's renderer"
     # 3 players: the third seat is a filler, the game's own sample bot (GameSpec.sample_bots) or arena's random one
     match = venv.run("match", "goofspiel", heuristic, rand, "--players", "3", "--games", "4", "--store", str(tmp_path / "match.sqlite"),
                      cwd=tmp_path, ok=False)
     assert match.returncode in (0, 1, 3), match.stdout + match.stderr  # 3: undecided after --games, as here
     assert "3 players" in match.stdout and "store: " in match.stdout
+
+
+@pytest.mark.browser
+def test_the_reports_viewer_pages_are_drawn_by_the_installed_renderer_in_chromium(venv: Venv, cup: Path, page: Page) -> None:
+    """Every viewer page of the report, opened in Chromium: the installed example's renderer.js drew the
+    board (its prize card and seats, not the generic view's trees), with the spec's round label."""
+    installed = (venv.package() / "renderer.js").read_text(encoding="utf-8")
+    pages = viewer_pages(cup)
+    assert len(pages) == len(list((cup / "replays").glob("*.jsonl"))) == 24  # every game: 3 pairs x 4 rounds x both seatings
+    for viewer in pages:
+        assert installed in viewer.read_text(encoding="utf-8")  # the page carries the pip-installed module
+        page.goto(viewer.resolve().as_uri())
+        assert page.locator("#board .prize[data-prize]").count() == 1, viewer.name  # drawn by the example's renderer
+        assert page.locator("#board .seat").count() == 2 and page.locator(".view-tree").count() == 0, viewer.name
+        assert page.locator("#board .renderer-error").count() == 0, viewer.name
+        assert page.inner_text("#where").startswith("step 0 / 13 · prize 1 of 13"), viewer.name  # the spec's round label
+    page.keyboard.press("ArrowRight")
+    events = page.inner_text("#side .events")
+    assert " wins" in events or "tie, nobody wins" in events  # the renderer's event lines
+    screenshot(page, "viewer-goofspiel-pip-installed")
 
 
 def test_check_bot_plays_the_installed_game(venv: Venv) -> None:
