@@ -14,7 +14,7 @@ C_BOT := sample_bots/c/random_bot
 COMPILED := $(shell sed -n '/^compiled = \[/,/^\]/p' pyproject.toml | grep -o 'arena/[a-z_/]*\.py')
 NATIVE := arena/_native_build.py
 
-.PHONY: setup run-setup system-deps native demo check test bench mutation clean
+.PHONY: setup run-setup system-deps native demo check test bench mutation protocol-docs clean
 
 setup: system-deps $(STAMP) native $(C_BOT)
 
@@ -84,6 +84,10 @@ bench: setup
 mutation:
 	ARENA_PURE=1 $(MAKE) --no-print-directory setup
 	$(PY) tools/mutation-report $(ARGS)
+
+# protocol.md's generated game references (and docs/writing-a-game.md's), rewritten from the games' specs.
+protocol-docs: setup
+	$(PY) tools/protocol-docs
 
 clean:
 	rm -rf $(VENV) $(C_BOT) out .pytest_cache .hypothesis mutants build $(NATIVE)

@@ -25,6 +25,15 @@ class GameOptionError(GameError):
     pass
 
 
+class PluginError(UnknownGame):
+    """An installed game (an `arena.games` entry point) that cannot be used: it fails to import, is not a
+    `GameSpec`, names another game, or claims a name another package claims too. The other games still work."""
+
+
+class GameBroke(GameError):
+    """A game's own code raised or broke its contract while being played: the game is at fault, not a bot."""
+
+
 class SeatCountError(GameError):
     pass
 

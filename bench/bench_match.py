@@ -21,8 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.match.setup import HEURISTICS as HEURISTIC
+from arena.games.registry import all_games
 from bench.stats import Figure, report, write_section
+
+# each game's sample heuristic bot (GameSpec.sample_bots), by file name in sample_bots/python
+HEURISTIC = {spec.name: spec.sample_bots[0].command[1].rsplit('/', 1)[1] for spec in all_games() if spec.sample_bots}
 
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -96,15 +96,19 @@ class _Ask:
     step: int
 
 
-# Names the other seats are given: those of arena's sample bots, as in a tournament of them, so that an
-# ordinary check-bot game carries no name a tournament could not (the bot's own seat has its own name).
-OTHER_NAMES = ("random-py", "random-c", "random-js", "kododo-heuristic", "kolpa-heuristic", "kodama-duo-heuristic",
-               "kodama-draft-heuristic")
+# Names the other seats are given: those of arena's sample bots and of the game's own (`GameSpec.sample_bots`),
+# as in a tournament of them, so that an ordinary check-bot game carries no name a tournament could not (the
+# bot's own seat has its own name).
+OTHER_NAMES = ("random-py", "random-c", "random-js")
 
 
-def players(seat: int, count: int, own_name: str, rng: Rng) -> list[str]:
+def other_names(spec: GameSpec) -> tuple[str, ...]:
+    return OTHER_NAMES + tuple(bot.name for bot in spec.sample_bots)
+
+
+def players(seat: int, count: int, own_name: str, rng: Rng, others: tuple[str, ...] = OTHER_NAMES) -> list[str]:
     """The players list of a check-bot game: the bot's hello name at its seat, sample bots' elsewhere."""
-    return [own_name if s == seat else rng.choice(OTHER_NAMES) for s in range(count)]
+    return [own_name if s == seat else rng.choice(others) for s in range(count)]
 
 
 class GameDriver:
@@ -128,7 +132,7 @@ class GameDriver:
         others = Rng(record.seed ^ 0xC0FFEE)
         game_id = default_game_id(spec.name, record.seed)  # the shape of every game id, the seed not in it
         self._stray(record, "before the game")
-        names = players(seat, record.config.players, self.own_name, others.fork("names"))
+        names = players(seat, record.config.players, self.own_name, others.fork("names"), other_names(spec))
         start = start_message(
             game_id=game_id, game=spec.name, game_version=spec.version, options=state_options(spec, record.config),
             seat=seat, players=names, time_control=self.time_control(),

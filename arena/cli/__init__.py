@@ -106,7 +106,8 @@ def main() -> None:
 # Each command lives in its own module; importing it attaches it to `main`.
 _MODULES = {"games": "games", "play": "play", "verify": "verify", "run": "run", "standings": "standings",
             "validate": "validate", "report": "report", "view": "view", "check-bot": "check_bot", "replay": "replay",
-            "match": "match", "serve": "serve", "submit": "submit", "ladder": "submit"}
+            "match": "match", "serve": "serve", "submit": "submit", "ladder": "submit",
+            "check-game": "games", "new-game": "games"}
 
 
 def _load(name: str) -> None:

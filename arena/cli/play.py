@@ -115,7 +115,7 @@ def play_command(
 ) -> None:
     """Play one GAME between bots and show what happened.
 
-    Example: arena play kododo --bot 'python3 sample_bots/python/random_bot.py' --bot sample_bots/c/random_bot
+    Example (`arena games` lists the GAMEs): arena play GAME --bot 'python3 sample_bots/python/random_bot.py' --bot sample_bots/c/random_bot
 
     A --seed reproduces the game: the game id is a one-way hash of it, and each bot gets ARENA_SEED (a
     one-way hash of the seed and its seat) in its environment, which the sample bots seed themselves

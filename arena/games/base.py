@@ -263,6 +263,37 @@ class GameState(abc.ABC):
 
 
 Factory = Callable[[int, dict[str, Any], int], GameState]
+RoundLabel = Callable[[Mapping[str, JSON]], str]
+PYTHON = "{python}"  # in a sample bot's command: the interpreter arena runs on
+
+
+@mypyc_attr(native_class=False)
+@dataclass(frozen=True)
+class SampleBot:
+    """A bot shipped with a game (an absolute command; `PYTHON` stands for arena's interpreter): the
+    fillers `arena match` seats beside the bots it compares, the names check-bot gives the other seats."""
+
+    name: str
+    command: tuple[str, ...]
+
+
+@mypyc_attr(native_class=False)
+@dataclass(frozen=True)
+class Renderer:
+    """The game's viewer module: a JavaScript file inside package `package` that calls
+    `ArenaGames.define(NAME, function (ctx) { return html; })` (docs/writing-a-game.md)."""
+
+    package: str
+    file: str
+
+    def source(self) -> str:
+        from importlib import resources
+
+        return resources.files(self.package).joinpath(self.file).read_text(encoding="utf-8")
+
+
+def default_round_label(view: Mapping[str, JSON]) -> str:
+    return f"round {view.get('round', '?')}"
 
 
 @mypyc_attr(native_class=False)  # a plain class even compiled: picklable, and tests may patch it
@@ -278,6 +309,14 @@ class GameSpec:
     mode: Mode
     factory: Factory
     options: tuple[Option, ...] = field(default_factory=tuple)
+    # Everything else about the game, for the rest of arena (each optional):
+    rules: str = ""  # the rules in prose (Markdown), for `arena games NAME` and the docs
+    max_steps: int = 100_000  # every game ends within this many steps, whatever the legal play (check-game)
+    round_label: RoundLabel = default_round_label  # where in the game a view is, as its players say it
+    renderer: Renderer | None = None  # the viewer's module; None: the generic view (a tree and an event log)
+    sample_bots: tuple[SampleBot, ...] = ()  # fillers for `arena match`, names for check-bot's other seats
+    view_schema: Mapping[str, Any] | None = None  # JSON Schema of `view(seat)`, documented (protocol.md)
+    action_schema: Mapping[str, Any] | None = None  # JSON Schema of an action, documented (protocol.md)
 
     def resolve_options(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults filled in, every given value type-checked; unknown names refused."""
@@ -307,6 +346,9 @@ class GameSpec:
             "players": [self.min_seats, self.max_seats],
             "mode": self.mode.value,
             "options": [o.describe() for o in self.options],
+            "max_steps": self.max_steps,
+            "renderer": self.renderer is not None,
+            "sample_bots": [b.name for b in self.sample_bots],
         }
 
 

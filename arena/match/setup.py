@@ -19,15 +19,14 @@ import yaml
 
 import arena
 from arena.errors import ConfigError, GameError, MatchError
+from arena.games.base import GameSpec
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.config.tournament import TournamentConfig
 from arena.tournament.schedule.plan import Format
 
-SAMPLE_BOTS = Path(arena.__file__).resolve().parent.parent / "sample_bots" / "python"
-HEURISTICS = {"kododo": "kododo_heuristic.py", "kolpa": "kolpa_heuristic.py", "kodama-duo": "kodama_duo_heuristic.py",
-              "kodama-draft": "kodama_draft_heuristic.py"}
+SAMPLE_BOTS = Path(arena.__file__).resolve().parent.parent / "sample_bots" / "python"  # the generic random bot
 # Settings a `--config` lends a match; its schedule, entrants, outputs and stop rule are the match's own.
 LENT_KEYS = ("options", "time_control", "limits", "sandbox", "fault_policy", "root", "restart_bots")
 
@@ -50,11 +49,11 @@ class MatchRequest:
     options: Mapping[str, JSON] = dataclasses.field(default_factory=dict)
 
 
-def default_fillers(game: str) -> list[list[str]]:
-    """arena's sample heuristic for the game (where there is one) and the sample random bot."""
-    bots = [[("{python}"), str(SAMPLE_BOTS / HEURISTICS[game])]] if game in HEURISTICS else []
+def default_fillers(spec: GameSpec) -> list[list[str]]:
+    """The game's own sample bots (`GameSpec.sample_bots`), then arena's sample random bot."""
+    bots = [list(bot.command) for bot in spec.sample_bots]
     bots.append(["{python}", str(SAMPLE_BOTS / "random_bot.py"), "1"])
-    missing = [b[1] for b in bots if not Path(b[1]).is_file()]
+    missing = [b[1] for b in bots if len(b) > 1 and b[0] == "{python}" and not Path(b[1]).is_file()]
     if missing:
         raise MatchError(f"the default filler bots are not here ({missing[0]}); give fillers with --fill CMD")
     return bots
@@ -91,7 +90,7 @@ def build(req: MatchRequest, cwd: Path | None = None) -> TournamentConfig:
         base = {k: raw[k] for k in LENT_KEYS if k in raw}
         known = {str(e["name"]): e for e in raw.get("entrants", []) if isinstance(e, dict) and "name" in e}
         file = req.config
-    fillers: list[Any] = list(req.fill) or ([] if players == 2 else default_fillers(req.game))
+    fillers: list[Any] = list(req.fill) or ([] if players == 2 else default_fillers(spec))
     if players == 2 and req.fill:
         raise MatchError("--fill is for games of 3 or more players (--players): 2 players are NEW and OLD alone")
     entrants = [_entrant("new", req.new, known), _entrant("old", req.old, known)]

@@ -19,6 +19,7 @@ point, the first step where the bot's answers count.
 from __future__ import annotations
 
 import dataclasses
+from typing import Callable, Mapping, Sequence
 
 from arena.jsonvalue import JSON, loads
 from arena.protocol import ProtocolViolation, parse_answer
@@ -26,7 +27,7 @@ from arena.core.clock import Clock, Deadline, SeatClock
 from arena.core.faults import Fault, FaultKind
 from arena.replay import ReplayWriter
 from arena.referee.session import Classification
-from arena.referee.stderr_log import StderrLog
+from arena.referee.stderr_log import StderrLog, StepLog
 from arena.referee.transport import Arrival, ArrivalKind, BotHandle, Transport
 
 
@@ -64,8 +65,12 @@ class SeatInPlay:
         self.game_cut = False
 
 
+LogSink = Callable[[StepLog], None]
+
+
 class Judge:
-    """The input side of one game: reads through the transport, settles requests, records faults."""
+    """The input side of one game: reads through the transport, settles requests, records faults, and
+    writes to the replay what each step's bots did (their answers, commitments and stderr lines)."""
 
     def __init__(self, seats: list[SeatInPlay], transport: Transport, clock: Clock, replay: ReplayWriter | None) -> None:
         self.seats = seats
@@ -94,6 +99,33 @@ class Judge:
         """No step any more: what arrives now belongs to no step."""
         self.scripted = False
         self.step = -1
+
+    # --- recording --------------------------------------------------------------------------------
+
+    def record_decisions(self, deciding: Sequence[int], played: Mapping[int, JSON], from_bot: set[int]) -> None:
+        """The step's decisions to the replay: each seat's answer (or none), its salt and time, and what
+        was played; in a branch's recorded steps, only what was played."""
+        replay = self.replay
+        if replay is None:
+            return
+        for s in deciding:
+            seat = self.seats[s]
+            if self.scripted:
+                replay.recorded(self.step, s, played[s])
+                continue
+            replay.decision(step=self.step, seat=s, request_id=seat.rid, answered=seat.answered, answer=seat.action,
+                            salt=seat.salt, played=played[s], from_bot=s in from_bot, elapsed_ms=seat.elapsed_ms)
+
+    def record_logs(self, keep: bool, on_log: LogSink | None) -> None:
+        """Each seat's stderr lines of this step (read since the last barrier), to the replay (`keep`) and the sink."""
+        for seat in self.seats:
+            log = seat.log.take(self.step) if seat.log is not None else None
+            if log is None:
+                continue
+            if keep and self.replay is not None:
+                self.replay.log(log.step, log.seat, log.lines, log.dropped)
+            if on_log is not None:
+                on_log(log)
 
     # --- reading ----------------------------------------------------------------------------------
 

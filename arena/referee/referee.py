@@ -25,25 +25,25 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from arena.errors import ArenaError, IllegalAction
+from arena.errors import ArenaError, GameBroke, IllegalAction
 from arena.games.base import GameSpec, GameState
+from arena.games.broken import broke
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps_line, encoded
 from arena.protocol import PROTOCOL_VERSION, end_message, preview, request_message, start_message
 from arena.core.clock import Clock, Deadline, SeatClock
 from arena.core.time_control import TimeControl
-from arena.referee.decisions import Judge, SeatInPlay
+from arena.referee.decisions import Judge, LogSink, SeatInPlay
 from arena.core.faults import FaultKind, FaultPolicy
 from arena.replay import Header, ReplayWriter, SeatInfo
 from arena.core.result import GameResult, Played, apply_policy
 from arena.referee.script import Script
 from arena.referee.transport import BotHandle, SelectorTransport, Transport
-from arena.referee.stderr_log import LogBounds, StderrLog, StepLog
+from arena.referee.stderr_log import LogBounds, StderrLog
 from arena.rng import derive_seed, opaque_game_id
-
-LogSink = Callable[[StepLog], None]
+from arena.textsafe import clean
 
 __all__ = ["GameResult", "apply_policy", "default_game_id", "play_game"]
 
@@ -288,15 +288,7 @@ class _Game:
                 self.judge.fault(seat, FaultKind.ILLEGAL_ACTION, seat.rid, f"illegal action {preview(seat.action)}: {exc.reason}")
                 from_bot.discard(exc.seat)
                 actions[exc.seat] = state.fallback(exc.seat)
-        replay = self.replay
-        if replay is not None:
-            for s in deciding:
-                seat = seats[s]
-                if script is not None:
-                    replay.recorded(self.step, s, actions[s])
-                    continue
-                replay.decision(step=self.step, seat=s, request_id=seat.rid, answered=seat.answered, answer=seat.action,
-                                salt=seat.salt, played=actions[s], from_bot=s in from_bot, elapsed_ms=seat.elapsed_ms)
+        self.judge.record_decisions(deciding, actions, from_bot)
         self.decisions += len(deciding)
         public: list[JSON] = []
         for event in events:
@@ -311,20 +303,9 @@ class _Game:
                 target = seats[event.to]
                 if not target.out:
                     target.events.append(data)
-        if replay is not None:
-            replay.events(self.step, public)
-        self._logs()
-
-    def _logs(self) -> None:
-        """Each seat's stderr lines of this step (read since the last barrier), to the replay and the sink."""
-        for seat in self.seats:
-            log = seat.log.take(self.step) if seat.log is not None else None
-            if log is None:
-                continue
-            if self.keep_logs and self.replay is not None:
-                self.replay.log(log.step, log.seat, log.lines, log.dropped)
-            if self.on_log is not None:
-                self.on_log(log)
+        if self.replay is not None:
+            self.replay.events(self.step, public)
+        self.judge.record_logs(self.keep_logs, self.on_log)
 
     def _end(self, result: GameResult) -> None:
         summary = result.summary()
@@ -390,6 +371,11 @@ def play_game(
         match = _Game(spec, bots, int(seed), resolved, time_control, policy, replay, gid, clock, link, script,
                       keep_logs, on_log, log_bounds)
         return match.run()
+    except Exception as exc:  # noqa: BLE001 - the game's own code may raise anything: then it is the game's fault
+        said = broke(spec, exc, match.step if match is not None else -1)
+        if said is None:
+            raise
+        raise GameBroke(clean(said, 600)) from exc
     finally:
         if match is not None:
             match.close()

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from arena.errors import ReplayError
+from arena.games.registry import get_game
 from arena.jsonvalue import JSON
 from arena.core.faults import STDERR_TAIL_LINES, Fault
 from arena.replay import Decision
@@ -35,14 +36,8 @@ class Perspective:
 
 
 def round_label(game: str, view: dict[str, JSON]) -> str:
-    """Where in the game a frame is, as the game's players would say it."""
-    if game == "kododo":
-        return f"deal {view.get('deal')} round {view.get('round_in_deal')}"
-    if game == "kolpa":
-        return f"round {view.get('round')}"
-    if game.startswith("kodama"):
-        return f"{view.get('season_name')} turn {view.get('turn')}"
-    return f"round {view.get('round', '?')}"
+    """Where in the game a frame is, as the game's players would say it (the game's own `round_label`)."""
+    return get_game(game).round_label(view)
 
 
 def _fault_json(fault: Fault, private: Callable[[int], bool]) -> dict[str, JSON]:
@@ -133,7 +128,7 @@ def delta_decode(deltas: list[JSON]) -> list[JSON]:
 
 def _visible(event: dict[str, JSON], perspective: Perspective) -> bool:
     """A private event carries its seat as an integer "to"; a string "to" is the event's own data
-    (Kolpa's `"to": "discard"`), so the event is public."""
+    (a card played `"to": "discard"`, say), so the event is public."""
     to = event.get("to")
     return not isinstance(to, int) or isinstance(to, bool) or perspective.shows(to)
 

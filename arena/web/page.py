@@ -67,8 +67,14 @@ def styles(names: list[str]) -> str:
 
 
 def scripts(names: list[str], nonce: str | None = None) -> str:
+    return "\n".join(inline_script(asset(n), nonce) for n in names)
+
+
+def inline_script(code: str, nonce: str | None = None) -> str:
+    """A script inline; a `</script` inside it (in a string, say) cannot end the element early."""
     attr = f' nonce="{html.escape(nonce)}"' if nonce else ""
-    return "\n".join(f"<script{attr}>\n{asset(n)}\n</script>" for n in names)
+    safe = re.sub(r"</(script)", r"<\\/\1", code, flags=re.I)
+    return f"<script{attr}>\n{safe}\n</script>"
 
 
 # Files opened from disk: nothing loads from anywhere, the page's own inline script and style run.

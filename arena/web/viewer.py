@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from arena.errors import ReplayError
+from arena.games.registry import get_game
 from arena.jsonvalue import JSON
 from arena.textsafe import NAME_CHARS, clean
 from arena.web import page
@@ -52,10 +53,18 @@ def viewer_page(data: dict[str, JSON], title: str, back_link: str | None = None,
     one report share one copy."""
     back = f'<a href="{html.escape(back_link)}" style="color:#cde">{html.escape(back_text)}</a>' if back_link else ""
     head = page.styles(STYLES) if assets is None else page.linked_styles(STYLES, assets)
-    code = page.scripts(SCRIPTS, nonce) if assets is None else page.linked_scripts(SCRIPTS, assets)
+    code = page.scripts(SCRIPTS[:1], nonce) if assets is None else page.linked_scripts(SCRIPTS[:1], assets)
+    code += "\n" + game_renderer(data.get("game"), nonce)  # after the toolkit it uses, before the viewer that calls it
+    code += "\n" + (page.scripts(SCRIPTS[1:], nonce) if assets is None else page.linked_scripts(SCRIPTS[1:], assets))
     body = _BODY.format(back=back) + page.data_script(data, compress=nonce is None) + code
     csp = page.server_csp(nonce) if nonce else page.LINKED_CSP if assets is not None else page.FILE_CSP
     return page.shell(title, head, body, csp)
+
+
+def game_renderer(game: JSON, nonce: str | None) -> str:
+    """The game's own viewer module (its `GameSpec.renderer`), inline; nothing for a game without one."""
+    renderer = get_game(game).renderer if isinstance(game, str) else None
+    return page.inline_script(renderer.source(), nonce) if renderer is not None else ""
 
 
 def write_viewer(replay: str | os.PathLike[str], out: str | os.PathLike[str], seat: int | None = None,

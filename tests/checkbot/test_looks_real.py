@@ -30,7 +30,7 @@ def test_a_bot_that_behaves_only_under_check_bot_fails_it():
 
 def test_control_with_the_old_game_ids_and_names_the_two_faced_bot_passes(monkeypatch):
     monkeypatch.setattr(driver_module, "default_game_id", lambda game, seed: f"check-{game}-{seed}-1")
-    monkeypatch.setattr(driver_module, "players", lambda seat, count, own, rng: [f"seat{i}" for i in range(count)])
+    monkeypatch.setattr(driver_module, "players", lambda seat, count, own, rng, others=(): [f"seat{i}" for i in range(count)])
     results = quick_check("kododo", TWO_FACED)
     assert results["games"].status.value == "pass"
 

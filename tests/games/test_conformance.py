@@ -15,11 +15,18 @@ SPECS = {spec.name: spec for spec in all_games()}
 
 
 def test_builtin_games_are_registered():
-    """Every built-in game package registers its game, and the cases above cover every player count."""
+    """Every built-in game package (a folder of arena/games with a SPEC) is declared as an `arena.games`
+    entry point of arena itself, the path every plugin takes, and the cases above cover every player count."""
+    from pathlib import Path
+
     from arena.games import registry
 
-    packages = {spec.factory.__module__.rsplit(".", 1)[0] for spec in SPECS.values()}
-    assert packages == set(registry.BUILTIN_MODULES)
+    folder = Path(registry.__file__).parent
+    packages = {f"arena.games.{p.name}" for p in folder.iterdir() if (p / "__init__.py").is_file()
+                and "SPEC = GameSpec(" in (p / "__init__.py").read_text()}
+    declared = {e.module for claims in registry.installed().values() for e in claims if e.distribution.startswith("arena ")}
+    assert packages == declared == {spec.factory.__module__.rsplit(".", 1)[0] for spec in SPECS.values()}
+    assert all(registry.source(name).startswith("arena ") for name in SPECS)
     for spec in SPECS.values():
         seats = sorted(n for name, n in CASES if name == spec.name)
         assert seats == list(range(spec.min_seats, spec.max_seats + 1)) and seats

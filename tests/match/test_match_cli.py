@@ -13,9 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.match.setup import HEURISTICS as HEURISTIC
 from arena.audit.verify import verify_replay
+from arena.games.registry import all_games
 from arena.replay import load_replay
+
+# each game's sample heuristic bot (GameSpec.sample_bots), by file name in sample_bots/python
+HEURISTIC = {spec.name: spec.sample_bots[0].command[1].rsplit('/', 1)[1] for spec in all_games() if spec.sample_bots}
 
 pytestmark = pytest.mark.process  # runs `arena match` as a user does, with its bots
 

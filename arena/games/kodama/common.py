@@ -255,3 +255,8 @@ class KodamaTable(GameState):
             "kodama_scored": [list(rows) for rows in self.kodama_scored],
             "season_cards": list(self.season_cards),
         }
+
+
+def round_label(view: Mapping[str, JSON]) -> str:
+    """Where a Kodama game is, as its players say it (the viewer's round list)."""
+    return f"{view.get('season_name')} turn {view.get('turn')}"

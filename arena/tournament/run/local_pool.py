@@ -28,7 +28,7 @@ from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTa
 from arena.tournament.run.affinity import pin
 from arena.tournament.run.signals import sigint_ignored, uninterrupted
 from arena.exits import describe_exit
-from arena.games.registry import builtin_module
+from arena.games.registry import game_module
 
 PREFETCH = 2  # tasks queued per worker: one playing, one ready
 # What the fork server imports once, before it forks any worker: the worker loop (the referee), then the game.
@@ -61,7 +61,7 @@ def worker_context(game: str | None = None) -> multiprocessing.context.ForkServe
     environment and working folder are the coordinator's as it starts (`_worker_entry`, multiprocessing's
     preparation data), as a spawned worker's are."""
     ctx = multiprocessing.get_context("forkserver")
-    module = builtin_module(game) if game is not None else None
+    module = game_module(game) if game is not None else None
     ctx.set_forkserver_preload([*WORKER_MODULES, *([module] if module else [])])
     return ctx
 

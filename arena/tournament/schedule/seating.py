@@ -1,7 +1,7 @@
 """Fair seating: who sits next to whom, balanced (`arena.stats.seating` measures it). Pure: no I/O.
 
 Seats are in play order around the table, so seat s+1 (cyclically) is the *next* of seat s: the
-player after it in Kolpa!'s play order, the one it passes to in the draft. An entrant's neighbours
+player after it in a sequential game's play order, the one it passes to in a draft. An entrant's neighbours
 matter whenever position matters, so over a round-robin each entrant should have each other entrant
 as its next (and as its previous) equally often.
 

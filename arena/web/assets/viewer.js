@@ -95,7 +95,7 @@
       views: views, pub: pub, n: n, players: data.players, deciding: deciding, clock: clocks[pos],
       faulty: faultySeats, seatHead: seatHead
     };
-    $("board").innerHTML = (G.render[data.game] || G.render.generic)(ctx);
+    $("board").innerHTML = board(ctx);
     $("where").textContent = "step " + pos + " / " + last + " · " + data.rounds[pos];
     $("step-input").value = String(pos);
     $("round-select").value = data.rounds[pos];
@@ -111,7 +111,7 @@
           (d.elapsed_ms === null ? "" : "<span class=\"ms\">" + d.elapsed_ms.toFixed(1) + " ms</span>") + "</li>";
       });
       side += "</ul><h3>Events</h3><ul class=\"events\">";
-      st.events.forEach(function (e) { side += "<li>" + G.eventText(e, data.players) + "</li>"; });
+      st.events.forEach(function (e) { side += "<li>" + eventHtml(e) + "</li>"; });
       side += "</ul>";
       var fs = faultsAt(pos - 1);
       if (fs.length) { side += "<h3>Faults</h3>" + fs.map(faultHtml).join(""); }
@@ -128,6 +128,27 @@
       side += "</table>";
     }
     $("side").innerHTML = side;
+  }
+
+  // The game's renderer (its package's, inlined with this page) draws the board; a game without one, or
+  // whose renderer throws, is drawn by the generic view: each shown seat's view as a tree.
+  function board(ctx) {
+    var own = G.render[data.game];
+    if (!own) { return G.generic(ctx); }
+    try {
+      return own(ctx);
+    } catch (err) {
+      document.documentElement.setAttribute("data-renderer-error", String(err && err.message || err));
+      return '<div class="renderer-error">the viewer module of game ' + esc(data.game) + " failed at step " + pos + ": " +
+        esc(String(err && err.message || err)) + "; the views are shown as trees</div>" + G.generic(ctx);
+    }
+  }
+  function eventHtml(e) {
+    var own = G.events[data.game];
+    if (own) {
+      try { return own(e, data.players); } catch (err) { /* the generic line below */ }
+    }
+    return G.eventText(e, data.players);
   }
 
   function seatHead(s, score) {
