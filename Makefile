@@ -15,9 +15,10 @@ NATIVE := arena/_native_build.py
 
 setup: system-deps $(STAMP) native $(C_BOT)
 
-# Debian packages (bubblewrap; chromium for the browser tests), installed when missing and allowed.
+# Debian packages (bubblewrap; chromium for the browser tests and the kits' toolchains for `make test`),
+# installed when missing and allowed.
 system-deps:
-	@PYTHON=$(PYTHON) tools/system-deps $(if $(filter test,$(MAKECMDGOALS)),--browser)
+	@PYTHON=$(PYTHON) tools/system-deps $(if $(filter test,$(MAKECMDGOALS)),--browser --kits)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -34,7 +34,14 @@ def submit_command(path: Path, server: str | None, token: str | None, check_time
     config = settings(server, token)
     if config.warning:
         click.echo(f"arena: warning: {config.warning}", err=True)
-    data = pack(path)
+    if path.is_dir():
+        from arena.build.pack import pack_bot_folder
+
+        packed = pack_bot_folder(str(path))
+        data = packed.data
+        click.echo(f"packed {path}: {packed.files} files, {packed.bytes} bytes ({len(data)} bytes compressed)", err=True)
+    else:
+        data = pack(path)
     client = Client(config)
     try:
         code, body = client.submit(data)
