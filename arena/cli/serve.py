@@ -47,4 +47,8 @@ def serve_command(config: str, add: str | None, no_sandbox: bool, cluster: str |
     from arena.server.service import Server
 
     server = Server(conf, sandbox=not no_sandbox, cluster=spec)
+    click.echo(f"arena serve: runtimes for built bots: {', '.join(conf.runtimes)}", err=True)
+    offered = conf.build.offered()
+    click.echo(f"arena serve: languages built from source ({conf.build.limits.describe()}): "
+               + ("; ".join(offered) if offered else "none (no toolchain installed, or `build: {languages: []}`)"), err=True)
     run(server, host or conf.host, conf.port if port is None else port)

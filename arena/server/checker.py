@@ -13,10 +13,13 @@ import subprocess
 import sys
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from arena.jsonvalue import loads
+from arena.errors import SubmissionRefused
 from arena.server.accounts import activate_bot
+from arena.server.archive import resolve_command
 from arena.server.config import ServerConfig
 from arena.server.db import Database, now
 from arena.textsafe import clean
@@ -83,6 +86,28 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
     return Verdict(True, "check-bot and the games against the house bots", clean(report, REPORT_CHARS, keep_newlines=True))
 
 
+def build_source(config: ServerConfig, meta: Any, folder: str, sandbox: bool) -> tuple[tuple[str, ...] | None, Verdict]:
+    """A source submission (its manifest names a `language`): built in the sandbox (arena.build, the
+    same build as `arena build`), then its command resolved in the built folder. The build log goes
+    into the report, which only the submission's owner can read."""
+    from arena.build.languages import by_name
+    from arena.build.runner import build
+
+    language = by_name(config.build.languages)[str(meta["language"])]
+    result = build(folder, language, config.build.limits, sandbox=sandbox)
+    report = f"$ {language.build or '(nothing to build)'}   [the build of {language.name}, {result.seconds:.1f} s]\n{result.log}"
+    if not result.ok:
+        return None, Verdict(False, f"{result.reason}; its log ends:\n{result.tail(15)}",
+                             clean(report, REPORT_CHARS, keep_newlines=True))
+    runtimes = config.runtimes + ((language.runtime,) if language.runtime else ())
+    try:
+        command = resolve_command(list(meta["command"]), Path(folder), runtimes)
+    except SubmissionRefused as exc:
+        return None, Verdict(False, f"the build succeeded but made no runnable program: {exc}",
+                             clean(report, REPORT_CHARS, keep_newlines=True))
+    return command, Verdict(True, "built", clean(report, REPORT_CHARS // 2, keep_newlines=True))
+
+
 def _option(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
@@ -120,7 +145,13 @@ class Checker:
             conn.execute("UPDATE submissions SET status = 'checking' WHERE id = ?", (sub,))
         meta: Any = loads(row["manifest"])
         command = tuple(meta.get("command", ()))
-        verdict = check_submission(self.config, command, row["folder"], self.sandbox)
+        built: Verdict | None = None
+        if meta.get("language"):
+            resolved, built = build_source(self.config, meta, row["folder"], self.sandbox)
+            command = resolved or command
+        verdict = built if built is not None and not built.passed else check_submission(self.config, command, row["folder"], self.sandbox)
+        if built is not None and built.passed:
+            verdict = Verdict(verdict.passed, verdict.reason, clean(built.report + "\n" + verdict.report, REPORT_CHARS, keep_newlines=True))
         bot = None
         if verdict.passed:
             bot = activate_bot(self.db, int(row["participant_id"]), sub, meta["name"], meta["version"], command, row["folder"])

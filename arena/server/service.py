@@ -79,14 +79,15 @@ class Server:
         folder = owner / f"{sub:06d}"
         try:
             unpack(data, folder, self.config.archive)
-            manifest = read_manifest(folder, self.config.runtimes)
+            manifest = read_manifest(folder, self.config.runtimes, {x.name: x.run for x in self.config.build.languages})
         except SubmissionRefused as exc:
             shutil.rmtree(folder, ignore_errors=True)
             with self.db.write() as conn:
                 conn.execute("UPDATE submissions SET status = 'refused', reason = ?, finished = ? WHERE id = ?",
                              (str(exc), now(), sub))
             return sub, str(exc)
-        meta = {"name": manifest.name, "version": manifest.version, "command": list(manifest.command)}
+        meta = {"name": manifest.name, "version": manifest.version, "command": list(manifest.command),
+                "language": manifest.language}
         with self.db.write() as conn:
             conn.execute("UPDATE submissions SET folder = ?, manifest = ? WHERE id = ?", (str(folder), dumps(meta).decode(), sub))
         self.checker.wake.set()
