@@ -26,7 +26,7 @@ def new_bot_command(language: str, game: str, folder: str | None) -> None:
     protocol helper, a random bot, its tests, a README and manifest.json. Then: arena build FOLDER."""
     spec = get_game(game)
     dest = folder or f"my-{spec.name}-{language}-bot"
-    files = new_bot(language, spec.name, dest)
+    files = new_bot(language, spec.name, dest, max(spec.min_seats, min(4, spec.max_seats)))
     click.echo(f"wrote {len(files)} files to {dest}/ ({', '.join(files)})")
     click.echo(f"next: arena build {dest} && arena check-bot {spec.name} {dest} && arena submit {dest}")
 

@@ -41,6 +41,9 @@ def kit(tmp_path: Path, language: str, name: str) -> Path:
 def test_rust_and_java_sources_are_built_checked_and_play_ladder_games(server: ServerProcess, tmp_path: Path) -> None:
     info = server.get("/api/v1").json()
     assert {"rust", "java"} <= {lang["name"] for lang in info["languages"]}
+    status = subprocess.run([*ARENA, "ladder", "status", "--server", server.url], capture_output=True, text=True, timeout=60)
+    assert "languages built from source: " in status.stdout and "rust (build `cargo build --release --offline`" in status.stdout
+    assert "languages built from source" in server.log.read_text()  # `arena serve` says so at start
     rusty, javan, eve = server.add("rusty"), server.add("javan"), server.add("eve")
     # Rust through `arena submit DIR`, as a participant does: the packed size is printed first.
     rust = kit(tmp_path, "rust", "kodo-rust")
