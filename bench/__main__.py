@@ -133,6 +133,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "cluster": ("Many machines: the Dask executor", ["bench.bench_cluster", "--write"]),
     "server": ("The competition server (arena serve)", ["bench.bench_server", "--seconds", "60", "--requests", "4000", "--write"]),
     "pages": ("The ladder's pages in Chromium (arena serve)", ["bench.bench_pages", "--write"]),
+    "kits": ("What a language costs: the starter kits", ["bench.bench_kits", "--write"]),
 }
 # Sections that are records, not benchmarks: each compares against something no command on this tree can
 # rerun (the build before a change, a fresh machine's CI run), so `python -m bench` keeps them as they are.
@@ -144,7 +145,7 @@ RECORDS: dict[str, str] = {
     "engine-cost": "issue 25's engine part: the Kododo engine's CPU per decision on the build before its speed-up, interleaved with this one",
 }
 QUICK = {"bench.bench_stoprule", "bench.bench_numbers", "bench.bench_cluster", "bench.bench_throughput", "bench.bench_stopruns",
-         "bench.bench_stderr_logs", "bench.bench_pairing"}
+         "bench.bench_stderr_logs", "bench.bench_pairing", "bench.bench_kits"}
 
 
 def issue25_targets(standings: list[Figure], report_figures: list[Figure], sandbox: list[Figure], throughput: Sequence[str] = ()) -> list[str]:
