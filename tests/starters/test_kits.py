@@ -32,7 +32,7 @@ UNIT_TESTS: dict[str, list[list[str]]] = {
     "cpp": [["make", "test"]],
     "rust": [["cargo", "test", "--offline"]],
     "go": [["go", "test", "./..."]],
-    "java": [["javac", "-d", "test-classes", "src/Arena.java", "src/Json.java", "src/RandomBot.java", "test/KitTest.java"],
+    "java": [["javac", "-d", "test-classes", "src/Arena.java", "src/Json.java", "src/Main.java", "test/KitTest.java"],
              ["java", "-cp", "test-classes", "KitTest"]],
 }
 # The output that proves the runner ran the tests (not zero of them).

@@ -2,11 +2,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-/** A random bot for every arena game: each request lists every legal action; it picks one. */
-public final class RandomBot implements Arena.Bot {
+/** A random bot for every arena game: each request lists every legal action; it picks one. The build
+ * (`arena build`, the server) makes bot.jar with Main as its entry point: keep this class name. */
+public final class Main implements Arena.Bot {
     private final Random random;
 
-    RandomBot(long seed) { random = new Random(seed); }
+    Main(long seed) { random = new Random(seed); }
 
     @Override
     public void start(Map<String, Object> message) {
@@ -22,6 +23,6 @@ public final class RandomBot implements Arena.Bot {
     public static void main(String[] args) throws Exception {
         String seed = System.getenv("ARENA_SEED");
         long base = seed != null && seed.matches("-?[0-9]+") ? Long.parseLong(seed) : System.nanoTime();
-        Arena.run(new RandomBot(base), "random-java", "1.0");
+        Arena.run(new Main(base), "random-java", "1.0");
     }
 }
