@@ -126,3 +126,9 @@ def test_the_log_keeps_its_head_and_tail() -> None:
         log.add(f"line {i}\n".encode())
     text = log.text()
     assert text.startswith("line 0\n") and text.endswith("line 999\n") and "left out" in text
+
+
+def test_a_build_that_closes_its_output_then_fills_the_disk_is_stopped(tmp_path: Path) -> None:
+    script = "exec >&- 2>&-; i=0; while :; do i=$((i+1)); head -c 5000000 /dev/zero > f$i || exit 1; done"
+    result = build(folder(tmp_path), hostile(script), SMALL)
+    assert not result.ok and "more than its limit of 20 MB of disk" in result.reason, result
