@@ -84,11 +84,11 @@ def status_command(server: str | None) -> None:
         info = client.info()
         state = "paused" if info.get("paused") else "running"
         click.echo(f"{info.get('name')} ({info.get('game')}): {info.get('games')} games, the ladder is {state}")
-        click.echo(f"runtimes: {', '.join(map(str, info.get('runtimes') or [])) or 'none'}")
+        click.echo(leaderboard_text(client.leaderboard()))
+        click.echo(f"runtimes: {', '.join(clean(r, 40) for r in info.get('runtimes') or []) or 'none'}")
         languages = [lang for lang in info.get("languages") or [] if isinstance(lang, dict)]
         click.echo("languages built from source: " + ("; ".join(
             f"{clean(lang.get('name'), 40)} (build `{clean(lang.get('build') or 'nothing', 200)}`, run `{clean(lang.get('run'), 200)}`)"
             for lang in languages) or "none"))
-        click.echo(leaderboard_text(client.leaderboard()))
     finally:
         client.close()
