@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
+import httpx
 import pytest
 
 from arena.build.pack import copy_kit, pack_bot_folder
@@ -44,6 +45,10 @@ def test_rust_and_java_sources_are_built_checked_and_play_ladder_games(server: S
     status = subprocess.run([*ARENA, "ladder", "status", "--server", server.url], capture_output=True, text=True, timeout=60)
     assert "languages built from source: " in status.stdout and "rust (build `cargo build --release --offline`" in status.stdout
     assert "languages built from source" in server.log.read_text()  # `arena serve` says so at start
+    with httpx.Client(base_url=server.url) as browser:  # the upload page lists them too
+        browser.post("/signin", data={"token": server.add("reader")})
+        page = browser.get("/submit").text
+    assert 'id="offered"' in page and "<code>rust</code>: built with <code>cargo build --release --offline</code>" in page
     rusty, javan, eve = server.add("rusty"), server.add("javan"), server.add("eve")
     # Rust through `arena submit DIR`, as a participant does: the packed size is printed first.
     rust = kit(tmp_path, "rust", "kodo-rust")
