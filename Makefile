@@ -25,9 +25,10 @@ setup: system-deps $(STAMP) native $(C_BOT)
 run-setup: system-deps $(RUN_STAMP) $(C_BOT)
 	@if [ -f $(NATIVE) ]; then $(MAKE) --no-print-directory native; else find arena -name '*.so' -delete; fi
 
-# Debian packages (bubblewrap; chromium for the browser tests), installed when missing and allowed.
+# Debian packages (bubblewrap; chromium for the browser tests and the kits' toolchains for `make test`),
+# installed when missing and allowed.
 system-deps:
-	@PYTHON=$(PYTHON) tools/system-deps $(if $(filter test,$(MAKECMDGOALS)),--browser)
+	@PYTHON=$(PYTHON) tools/system-deps $(if $(filter test,$(MAKECMDGOALS)),--browser --kits)
 
 # Both installs are pure (ARENA_PURE=1): the compile is `native`'s, once, whatever was installed before it.
 $(RUN_STAMP): pyproject.toml

@@ -119,3 +119,7 @@ class SignatureError(ArenaError):
 
 class ClientError(ArenaError):
     """`arena submit` or `arena ladder` cannot reach the server, or the server refused the request."""
+
+
+class BuildError(ArenaError):
+    """A bot folder that cannot be built: an unknown language, a bad manifest, a missing toolchain."""

@@ -136,6 +136,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "pages": ("The ladder's pages in Chromium (arena serve)", ["bench.bench_pages", "--write"]),
     "chaos": ("Chaos: kill -9 of a busy arena serve (issue 36)", ["bench.bench_chaos", "--kills", "50", "--write"]),
     "server-load": ("Server under a crowd: SSE viewers, uploads, 100,000 games", ["bench.bench_load", "--write"]),
+    "kits": ("What a language costs: the starter kits", ["bench.bench_kits", "--write"]),
 }
 # Sections that are records, not benchmarks: each compares against something no command on this tree can
 # rerun (the build before a change, a fresh machine's CI run), so `python -m bench` keeps them as they are.
@@ -147,7 +148,7 @@ RECORDS: dict[str, str] = {
     "engine-cost": "issue 25's engine part: the Kododo engine's CPU per decision on the build before its speed-up, interleaved with this one",
 }
 QUICK = {"bench.bench_stoprule", "bench.bench_numbers", "bench.bench_cluster", "bench.bench_throughput", "bench.bench_stopruns",
-         "bench.bench_stderr_logs", "bench.bench_pairing"}
+         "bench.bench_stderr_logs", "bench.bench_pairing", "bench.bench_kits"}
 
 
 def issue25_targets(standings: list[Figure], report_figures: list[Figure], sandbox: list[Figure], throughput: Sequence[str] = ()) -> list[str]:

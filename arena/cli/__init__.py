@@ -107,7 +107,7 @@ def main() -> None:
 _MODULES = {"games": "games", "play": "play", "verify": "verify", "run": "run", "standings": "standings",
             "validate": "validate", "report": "report", "view": "view", "check-bot": "check_bot", "replay": "replay",
             "match": "match", "serve": "serve", "submit": "submit", "ladder": "submit",
-            "check-game": "games", "new-game": "games"}
+            "check-game": "games", "new-game": "games", "build": "build", "new-bot": "build"}
 
 
 def _load(name: str) -> None:
@@ -123,5 +123,5 @@ def _load(name: str) -> None:
 
 
 def _register_commands() -> None:
-    for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "view", "check_bot", "replay", "match", "serve", "submit"):
+    for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "view", "check_bot", "replay", "match", "serve", "submit", "build"):
         _load(name)

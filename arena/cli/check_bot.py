@@ -11,6 +11,7 @@ from arena.checkbot.checks import doubtful, judge
 from arena.rng import random_seed
 from arena.checkbot.report import failed, render_json, render_text
 from arena.cli import main
+from arena.cli.build import folder_argv, is_folder
 from arena.cli.play import parse_command
 from arena.core.limits import Limits
 from arena.errors import BotError
@@ -42,7 +43,8 @@ LIM = Limits()  # a tournament's defaults
 def check_bot_command(game: str, command: tuple[str, ...], bot: str | None, games: int | None, quick: bool,
                       decision_ms: int, startup_ms: int, seed: int | None, sandbox: bool | None, cpu_seconds: int | None,
                       memory_mb: int | None, as_json: bool, verbose: bool) -> None:
-    """Check that a bot follows the protocol for GAME: arena check-bot GAME -- CMD [ARGS...]
+    """Check that a bot follows the protocol for GAME: arena check-bot GAME -- CMD [ARGS...], or
+    arena check-bot GAME DIR for a bot folder with manifest.json (built first, as the server would).
 
     Handshake and its time, several games on one process at every player count and option, every
     decision and event kind, unknown messages, shutdown, stdout noise, latency and memory growth.
@@ -52,13 +54,15 @@ def check_bot_command(game: str, command: tuple[str, ...], bot: str | None, game
         raise BotError("give the bot's command once: either --bot CMD or after --, not both")
     argv = parse_command(bot, 0) if bot is not None else tuple(command)
     if not argv:
-        raise BotError("no bot command: arena check-bot GAME -- python3 mybot.py  (or --bot 'python3 mybot.py')")
-    problem = missing_script(argv, None)
-    if problem is not None:  # a wrong command is the user's mistake (status 2), not a failed check
-        raise BotError(f"cannot start {' '.join(argv)!r}: {problem}")
+        raise BotError("no bot command: arena check-bot GAME -- python3 mybot.py  (or --bot 'python3 mybot.py', or a bot folder)")
     sandboxed, warning = decide(sandbox)
     if warning:
         click.echo(f"arena: {warning}", err=True)
+    if len(argv) == 1 and is_folder(argv[0]):
+        argv = folder_argv(argv[0], sandboxed)
+    problem = missing_script(argv, None)
+    if problem is not None:  # a wrong command is the user's mistake (status 2), not a failed check
+        raise BotError(f"cannot start {' '.join(argv)!r}: {problem}")
     # Progress on a terminal only: a log or a CI job gets the report alone.
     progress = (lambda text: click.echo(f"  .. {text}", err=True)) if sys.stderr.isatty() and not as_json else None
     options = CheckOptions(game=game, command=argv, games=games, quick=quick, decision_ms=decision_ms,

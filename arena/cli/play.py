@@ -73,7 +73,8 @@ def parse_command(text: str, index: int) -> tuple[str, ...]:
 
 @main.command("play")
 @click.argument("game")
-@click.option("--bot", "bots", multiple=True, metavar="CMD", help="Command that runs one bot (once per seat, in seat order).")
+@click.option("--bot", "bots", multiple=True, metavar="CMD",
+              help="Command that runs one bot, or a bot folder with manifest.json (once per seat, in seat order).")
 @click.option("--seed", type=int, default=None, help="Game seed (default: random, printed).")
 @click.option("--replay", "replay", type=click.Path(dir_okay=False), default=None, help="Write the replay (JSON lines) here.")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="A game option (see `arena games`).")
@@ -137,6 +138,7 @@ def play_command(
     sandboxed, warning = decide(sandbox)
     if warning:
         click.echo(f"arena: {warning}", err=True)
+    commands = bot_folders(commands, sandboxed)
     if seed is None:
         seed = random_seed()  # 63 bits: no bot can try them all against its hand
     path = replay
@@ -178,6 +180,23 @@ def play_command(
         click.echo(dumps_str(out))
         return
     print_result(result, close_faults, replay, seat_labels(started))
+
+
+def bot_folders(commands: list[tuple[str, ...]], sandboxed: bool) -> list[tuple[str, ...]]:
+    """Each `--bot DIR` naming a bot folder (manifest.json) replaced by its command, the folder built
+    first when its language builds (once, however many seats it has)."""
+    from arena.cli.build import folder_argv, is_folder
+
+    built: dict[str, tuple[str, ...]] = {}
+    out = []
+    for argv in commands:
+        if len(argv) == 1 and is_folder(argv[0]):
+            key = os.path.realpath(argv[0])
+            if key not in built:
+                built[key] = folder_argv(argv[0], sandboxed)
+            argv = built[key]
+        out.append(argv)
+    return out
 
 
 def seat_labels(bots: list[BotProcess]) -> list[str]:

@@ -67,5 +67,9 @@ def serve_command(config: str, add: str | None, no_sandbox: bool, cluster: str |
     from arena.ladder.service import Server
 
     server = Server(conf, sandbox=not no_sandbox, cluster=spec)
+    click.echo(f"arena serve: runtimes for built bots: {', '.join(conf.runtimes)}", err=True)
+    offered = conf.build.offered()
+    click.echo(f"arena serve: languages built from source ({conf.build.limits.describe()}): "
+               + ("; ".join(offered) if offered else "none (no toolchain installed, or `build: {languages: []}`)"), err=True)
     run(server, host or conf.host, conf.port if port is None else port,
         (tls_cert, tls_key) if tls_cert and tls_key else None)

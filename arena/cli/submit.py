@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from arena.cli import main
+from arena.textsafe import clean
 
 SERVER_HELP = "The server's address (else $ARENA_SERVER, else ~/.config/arena/client.json, else http://127.0.0.1:8750)."
 TOKEN_HELP = "Your participant token (else $ARENA_TOKEN, else ~/.config/arena/client.json)."
@@ -40,7 +41,15 @@ def submit_command(path: Path | None, server: str | None, token: str | None, che
         click.echo(f"arena: warning: {config.warning}", err=True)
     if (path is None) == (follow is None):
         raise click.UsageError("give PATH to upload a bot, or --follow N to follow submission N")
-    data = pack(path) if path is not None else b""
+    data = b""
+    if path is not None and path.is_dir():
+        from arena.build.pack import pack_bot_folder
+
+        packed = pack_bot_folder(str(path))
+        data = packed.data
+        click.echo(f"packed {path}: {packed.files} files, {packed.bytes} bytes ({len(data)} bytes compressed)", err=True)
+    elif path is not None:
+        data = pack(path)
     client = Client(config, retry_s=retry_timeout, on_retry=lambda m: click.echo(f"arena: {m}", err=True))
     try:
         if follow is None:
@@ -87,5 +96,10 @@ def status_command(server: str | None) -> None:
         state = "paused" if info.get("paused") else "running"
         click.echo(f"{info.get('name')} ({info.get('game')}): {info.get('games')} games, the ladder is {state}")
         click.echo(leaderboard_text(client.leaderboard()))
+        click.echo(f"runtimes: {', '.join(clean(r, 40) for r in info.get('runtimes') or []) or 'none'}")
+        languages = [lang for lang in info.get("languages") or [] if isinstance(lang, dict)]
+        click.echo("languages built from source: " + ("; ".join(
+            f"{clean(lang.get('name'), 40)} (build `{clean(lang.get('build') or 'nothing', 200)}`, run `{clean(lang.get('run'), 200)}`)"
+            for lang in languages) or "none"))
     finally:
         client.close()

@@ -28,7 +28,7 @@ import tarfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Iterator
+from typing import IO, Iterator, Mapping
 
 from arena.errors import SubmissionRefused
 from arena.ladder.storage import remove_tree
@@ -62,7 +62,8 @@ class ArchiveLimits:
 class Manifest:
     name: str
     version: str
-    command: tuple[str, ...]  # ready to run: the program and script arguments made absolute
+    command: tuple[str, ...]  # ready to run: the program and script arguments made absolute (as written when `language`)
+    language: str | None = None  # a source submission: built first (arena.build), its command resolved after
 
 
 @dataclass(frozen=True)
@@ -300,7 +301,7 @@ def unpack(data: bytes, dest: Path, limits: ArchiveLimits) -> None:
         raise
 
 
-def read_manifest(folder: Path, runtimes: tuple[str, ...]) -> Manifest:
+def read_manifest(folder: Path, runtimes: tuple[str, ...], languages: Mapping[str, str] | None = None) -> Manifest:
     """The manifest at the top of an unpacked bot, its command checked and made absolute."""
     path = folder / MANIFEST
     if path.is_symlink() or not path.is_file():
@@ -314,9 +315,9 @@ def read_manifest(folder: Path, runtimes: tuple[str, ...]) -> Manifest:
         raise _refuse(f"{MANIFEST} is not valid JSON: {clean(exc, 200)}") from None
     if not isinstance(data, dict):
         raise _refuse(f"{MANIFEST} must be a JSON object with name, version and command")
-    unknown = sorted(set(data) - {"name", "version", "command"})
+    unknown = sorted(set(data) - {"name", "version", "command", "language"})
     if unknown:
-        raise _refuse(f"{MANIFEST}: unknown keys {clean(', '.join(map(str, unknown)), 120)} (allowed: name, version, command)")
+        raise _refuse(f"{MANIFEST}: unknown keys {clean(', '.join(map(str, unknown)), 120)} (allowed: name, version, command, language)")
     name, version = data.get("name"), data.get("version", "1")
     if not isinstance(name, str) or not 1 <= len(name) <= 40 or not all(c.isalnum() or c in "-_." for c in name):
         raise _refuse(f"{MANIFEST}: name must be 1-40 letters, digits, '-', '_' or '.'")
@@ -324,6 +325,17 @@ def read_manifest(folder: Path, runtimes: tuple[str, ...]) -> Manifest:
         raise _refuse(f"{MANIFEST}: version must be a short string")
     if clean(str(version), 40) != str(version):
         raise _refuse(f"{MANIFEST}: version has characters that cannot be shown")
+    language = data.get("language")
+    if language is not None:  # `languages`: each offered language's run command
+        offered = languages or {}
+        if not isinstance(language, str) or language not in offered:
+            raise _refuse(f"{MANIFEST}: language {clean(language, 40)!r} is not one this server builds "
+                          f"({', '.join(offered) or 'none'}); use one of those, or send a built program with a command")
+        command = data.get("command", offered[language])
+        words = shlex.split(command) if isinstance(command, str) else command
+        if not isinstance(words, list) or not words or not all(isinstance(w, str) for w in words):
+            raise _refuse(f"{MANIFEST}: command must be a string such as \"./bot\" or a list of strings")
+        return Manifest(name, str(version), tuple(words), language)
     return Manifest(name, str(version), resolve_command(data.get("command"), folder, runtimes))
 
 

@@ -18,7 +18,9 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from arena.errors import SubmissionRefused
 from arena.jsonvalue import loads
+from arena.ladder.archive import resolve_command
 from arena.rng import random_seed
 from arena.ladder.accounts import activate_bot
 from arena.ladder.config import ServerConfig
@@ -129,6 +131,28 @@ def check_seed(game: int) -> int:
     return random_seed()
 
 
+def build_source(config: ServerConfig, meta: Any, folder: str, sandbox: bool) -> tuple[tuple[str, ...] | None, Verdict]:
+    """A source submission (its manifest names a `language`): built in the sandbox (arena.build, the
+    same build as `arena build`), then its command resolved in the built folder. The build log goes
+    into the report, which only the submission's owner can read."""
+    from arena.build.languages import by_name
+    from arena.build.runner import build
+
+    language = by_name(config.build.languages)[str(meta["language"])]
+    result = build(folder, language, config.build.limits, sandbox=sandbox)
+    report = f"$ {language.build or '(nothing to build)'}   [the build of {language.name}, {result.seconds:.1f} s]\n{result.log}"
+    if not result.ok:
+        return None, Verdict(False, f"{result.reason}; its log ends:\n{result.tail(15)}",
+                             clean(report, REPORT_CHARS, keep_newlines=True))
+    runtimes = config.runtimes + ((language.runtime,) if language.runtime else ())
+    try:
+        command = resolve_command(list(meta["command"]), Path(folder), runtimes)
+    except SubmissionRefused as exc:
+        return None, Verdict(False, f"the build succeeded but made no runnable program: {exc}",
+                             clean(report, REPORT_CHARS, keep_newlines=True))
+    return command, Verdict(True, "built", clean(report, REPORT_CHARS // 2, keep_newlines=True))
+
+
 def _option(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
@@ -169,7 +193,17 @@ class Checker:
         try:
             meta: Any = loads(row["manifest"])
             command = tuple(meta.get("command", ()))
-            verdict = check_submission(self.config, command, row["folder"], self.sandbox, beat)
+            built: Verdict | None = None
+            if meta.get("language"):
+                resolved, built = build_source(self.config, meta, row["folder"], self.sandbox)
+                command = resolved or command
+            if built is not None and not built.passed:
+                verdict = built
+            else:
+                verdict = check_submission(self.config, command, row["folder"], self.sandbox, beat)
+            if built is not None and built.passed:
+                verdict = Verdict(verdict.passed, verdict.reason,
+                                  clean(built.report + "\n" + verdict.report, REPORT_CHARS, keep_newlines=True))
         except Exception as exc:  # noqa: BLE001 - one submission's failure is its own refusal, never the checker's end
             detail = f"{type(exc).__name__}: {clean(str(exc), 300)}"
             print(f"arena serve: the check of submission {sub} failed: {detail}\n"

@@ -22,6 +22,7 @@ from arena.games.registry import get_game
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 from arena.ladder.archive import ArchiveLimits
+from arena.build.runner import BuildSettings, parse_settings
 
 ADMIN_ENV = "ARENA_ADMIN_TOKEN"
 DEFAULT_RUNTIMES = ("python3", "node", "perl")
@@ -63,6 +64,7 @@ class ServerConfig:
     submissions_per_minute: int = 6
     max_request_bytes: int = 8 * 1024 * 1024
     admin_token_file: Path | None = None
+    build: BuildSettings = field(default_factory=lambda: parse_settings(None))  # source submissions' languages
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -103,7 +105,7 @@ class ServerConfig:
 
 
 _TOP = {"name", "game", "options", "players", "time_control", "limits", "ladder", "uploads", "data", "runtimes",
-        "house_bots", "host", "port", "submissions_per_minute", "max_request_kb", "admin_token_file", "root"}
+        "house_bots", "host", "port", "submissions_per_minute", "max_request_kb", "admin_token_file", "root", "build"}
 
 
 def _fail(file: Path, where: str, message: str) -> ConfigError:
@@ -193,5 +195,6 @@ def parse(data: Any, file: Path) -> ServerConfig:
         submissions_per_minute=int(data.get("submissions_per_minute", 6)),
         max_request_bytes=int(data.get("max_request_kb", 8192)) * 1024,
         admin_token_file=(root / str(token_file)).resolve() if token_file else None,
+        build=parse_settings(data.get("build"), f"{file}: build"),
         raw=data,
     )

@@ -173,14 +173,15 @@ class Server:
         try:
             check_room(self.config.data, owner, limits.most_unpacked(len(data)), limits.min_free_mb, limits.participant_quota_mb)
             unpack_isolated(data, folder, limits)
-            manifest = read_manifest(folder, self.config.runtimes)
+            manifest = read_manifest(folder, self.config.runtimes, {x.name: x.run for x in self.config.build.languages})
         except SubmissionRefused as exc:
             remove_tree(folder)
             with _stored(), self.db.write() as conn:
                 cur = conn.execute("INSERT INTO submissions(participant_id, created, status, reason, finished) "
                                    "VALUES(?, ?, ?, ?, ?)", (participant, now(), SubmissionState.REFUSED, str(exc), now()))
             return int(cur.lastrowid or 0), str(exc)
-        meta = {"name": manifest.name, "version": manifest.version, "command": list(manifest.command)}
+        meta = {"name": manifest.name, "version": manifest.version, "command": list(manifest.command),
+                "language": manifest.language}
         try:
             with _stored(), self.db.write() as conn:
                 cur = conn.execute("INSERT INTO submissions(participant_id, created, status, folder, manifest) "

@@ -47,7 +47,8 @@ def info(request: Request) -> Response:
         "time_control": c.time_control.to_json(),
         "sandbox": server.sandbox, "paused": server.paused, "ladder_error": server.ladder.error,
         "games": counts.get(GameState.DONE, 0), "in_flight": counts.get(GameState.PENDING, 0), "public_key": server.public_key,
-        "runtimes": list(c.runtimes), "manifest": "manifest.json: {\"name\", \"version\", \"command\"}",
+        "runtimes": list(c.runtimes), "manifest": "manifest.json: {\"name\", \"version\", \"command\"} or {\"name\", \"version\", \"language\"}",
+        "languages": [lang.to_json() for lang in c.build.languages], "build_limits": c.build.limits.describe(),
     })
 
 

@@ -8,11 +8,9 @@ else a small JSON file, `~/.config/arena/client.json` (or `$ARENA_CLIENT_CONFIG`
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import stat
-import tarfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +18,11 @@ from typing import Any, Callable
 
 import httpx
 
-from arena.errors import ClientError
+from arena.build.pack import pack_bot_folder
+from arena.errors import BuildError, ClientError
 from arena.textsafe import clean
 
 DEFAULT_SERVER = "http://127.0.0.1:8750"
-SKIP = {".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache"}
 ARCHIVES = (".zip", ".tar.gz", ".tgz")
 
 
@@ -60,26 +58,18 @@ def settings(server: str | None, token: str | None) -> Settings:
 
 
 def pack(path: Path) -> bytes:
-    """An archive's bytes as they are, or a folder packed as tar.gz (manifest.json must be at its top)."""
+    """An archive's bytes as they are, or a folder packed as tar.gz (arena.build.pack: .arenaignore,
+    build outputs left out, hard links as their content; manifest.json must be at its top)."""
     if path.is_file():
         if not path.name.endswith(ARCHIVES):
             raise ClientError(f"{path}: give a folder with manifest.json, or a .zip / .tar.gz archive of one")
         return path.read_bytes()
     if not path.is_dir():
         raise ClientError(f"{path}: no such folder or archive")
-    if not (path / "manifest.json").is_file():
-        raise ClientError(f"{path}: no manifest.json at the top of the folder; write one: "
-                          '{"name": "mybot", "version": "1", "command": "python3 bot.py"}')
-    buf = io.BytesIO()
-
-    def keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
-        return None if Path(info.name).name in SKIP else info
-
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for child in sorted(path.iterdir()):
-            if child.name not in SKIP:
-                tar.add(child, arcname=child.name, filter=keep)
-    return buf.getvalue()
+    try:
+        return pack_bot_folder(str(path)).data
+    except BuildError as exc:
+        raise ClientError(str(exc)) from None
 
 
 RETRY_S = 120.0  # how long a GET goes on trying through a server restart

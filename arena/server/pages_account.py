@@ -79,6 +79,7 @@ def submit_page(request: Request) -> Response:
     body = (_nav(session, "/submit") + "<main><h1>submit a bot</h1>"
             "<p>a zip or tar.gz archive with <code>manifest.json</code> at its top: "
             "<code>{\"name\", \"version\", \"command\"}</code> (or <code>arena submit FOLDER</code> from a terminal)</p>"
+            + _offered(state(request).config) +
             f'<form id="upload" class="stack" data-csrf="{csrf_token(request, session)}">'
             '<label for="archive">archive</label><input id="archive" name="archive" type="file" required '
             'accept=".zip,.tar.gz,.tgz,application/zip,application/gzip"><button type="submit">upload and check</button></form>'
@@ -86,6 +87,15 @@ def submit_page(request: Request) -> Response:
             '<h2>your submissions</h2><table class="grid" id="submissions"><thead><tr><th>#</th><th>status</th><th>verdict</th>'
             f"<th>bot</th></tr></thead><tbody>{rows}</tbody></table></main>")
     return html_page("submit a bot", body)
+
+
+def _offered(config: Any) -> str:
+    """The runtimes and the languages built from source (a manifest's `language`), for the upload page."""
+    languages = "".join(f"<li><code>{esc(lang.name)}</code>: built with <code>{esc(lang.build or 'nothing')}</code>, "
+                        f"run as <code>{esc(lang.run)}</code></li>" for lang in config.build.languages)
+    return (f'<p id="offered">runtimes: <code>{esc(", ".join(config.runtimes))}</code>; or send source with '
+            '<code>"language"</code> in the manifest and the server builds it (the build log is shown to you only):</p>'
+            f"<ul>{languages or '<li>no language is built here</li>'}</ul>")
 
 
 async def upload(request: Request) -> Response:

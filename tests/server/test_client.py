@@ -42,7 +42,7 @@ def test_a_folder_is_packed_without_vcs_folders_and_needs_a_manifest(tmp_path: P
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "HEAD").write_text("ref")
     with tarfile.open(fileobj=io.BytesIO(pack(tmp_path)), mode="r:gz") as tar:
-        assert sorted(tar.getnames()) == ["manifest.json", "src", "src/bot.py"]
+        assert sorted(tar.getnames()) == ["manifest.json", "src/bot.py"]
     archive = tmp_path / "bot.zip"
     archive.write_bytes(b"PK-bytes")
     assert pack(archive) == b"PK-bytes"

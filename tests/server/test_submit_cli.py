@@ -78,8 +78,9 @@ def test_a_wrong_token_is_one_line_and_exit_2(server: ServerProcess, tmp_path: P
     done = arena("submit", "--server", server.url, str(good_folder(tmp_path)), env={"ARENA_TOKEN": "not-a-token"})
     assert done.returncode == 2
     assert done.stdout == ""
-    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert done.stderr.startswith("arena: error: the server refused the token"), done.stderr
+    packed, *error = done.stderr.strip().splitlines()  # what was packed is said before the upload (issue 38)
+    assert packed.startswith("packed ") and " files, " in packed, done.stderr
+    assert len(error) == 1 and error[0].startswith("arena: error: the server refused the token"), done.stderr
 
 
 def test_a_folder_without_manifest_is_refused_before_any_upload(tmp_path: Path) -> None:
