@@ -106,6 +106,11 @@ def test_the_reports_viewer_pages_are_drawn_by_the_installed_renderer_in_chromiu
     events = page.inner_text("#side .events")
     assert " wins" in events or "tie, nobody wins" in events  # the renderer's event lines
     screenshot(page, "viewer-goofspiel-pip-installed")
+    # the control: the same page without the example's module is drawn by the generic view, and the checks above fail
+    bare = pages[0].with_name("bare.html")  # beside it: the page loads the viewer's assets by relative paths
+    bare.write_text(pages[0].read_text(encoding="utf-8").replace(installed, ""), encoding="utf-8")
+    page.goto(bare.resolve().as_uri())
+    assert page.locator("#board .prize[data-prize]").count() == 0 and page.locator("#board .view-tree").count() == 2
 
 
 def test_check_bot_plays_the_installed_game(venv: Venv) -> None:
