@@ -1,0 +1,1 @@
+"""Bot folders in any language: the languages a machine builds, the sandboxed build, packing a folder."""
