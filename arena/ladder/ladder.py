@@ -27,7 +27,7 @@ from arena.ladder import access, results
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database
 from arena.ladder.matchmaker import Candidate, next_tables
-from arena.server.signing import sign_replay
+from arena.audit.signing import sign_replay
 from arena.ladder.supervisor import Part
 from arena.rng import new_secret, random_seed
 from arena.textsafe import clean

@@ -32,7 +32,7 @@ from arena.ladder.db import Database, now
 from arena.ladder.ladder import Ladder
 from arena.ladder.queries import Reads
 from arena.ladder.states import BotState, SubmissionState
-from arena.server.signing import load_or_create_key, public_pem
+from arena.audit.signing import load_or_create_key, public_pem
 from arena.ladder.storage import check_room, remove_tree
 from arena.ladder.supervisor import Supervisor
 from arena.ladder.unpacker import unpack_isolated

@@ -23,7 +23,7 @@ from arena.ladder.queries import BotRow, GameRow, Reads
 from arena.ladder.results import public_path
 from arena.ladder.states import GameState
 from arena.server.http import ApiError, answer, api_viewer, cached, int_param, participant, path_id, state, take_upload
-from arena.server.signing import SUFFIX
+from arena.audit.signing import SUFFIX
 
 
 def _bot(bot: BotRow) -> dict[str, Any]:

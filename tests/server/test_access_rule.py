@@ -146,7 +146,7 @@ def test_the_control_without_the_rule_every_marker_leaks(tmp_path: Path, monkeyp
 
 
 def test_the_public_record_verifies_and_is_the_signed_file(ladder: Ladder, tmp_path: Path) -> None:
-    from arena.server.signing import check, read_public_key
+    from arena.audit.signing import check, read_public_key
 
     client = ladder.client("opponent")
     replay = tmp_path / "game.jsonl"

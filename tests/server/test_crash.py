@@ -11,7 +11,7 @@ from pathlib import Path
 from arena.jsonvalue import loads
 from arena.ladder.db import Database
 from arena.ladder.results import PUBLIC_SUFFIX, public_path, recompute
-from arena.server.signing import check, read_public_key
+from arena.audit.signing import check, read_public_key
 import pytest
 
 from tests.server.server import ServerProcess

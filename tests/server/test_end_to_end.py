@@ -78,7 +78,7 @@ def test_three_participants_submit_the_ladder_plays_a_new_version_takes_over(ser
     other = tmp_path / "other.pem"
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from arena.server.signing import public_pem
+    from arena.audit.signing import public_pem
 
     other.write_text(public_pem(Ed25519PrivateKey.generate()))
     bad = subprocess.run([*ARENA, "verify", "--key", str(other), str(replay)], capture_output=True, text=True)
