@@ -12,7 +12,9 @@ from arena.build.pack import copy_kit
 from arena.errors import BuildError
 
 KITS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(arena.__file__))), "starters")
-KIT_GAME = "kododo"  # the game the kits' READMEs name
+# The kits' READMEs name one game in these two commands; a new bot's README names its own.
+PLAY = re.compile(r"arena play [a-z0-9-]+( --bot \.)+")
+CHECK = re.compile(r"check-bot [a-z0-9-]+ ")
 
 
 def kit_folder(language: str) -> str:
@@ -42,6 +44,6 @@ def new_bot(language: str, game: str, dest: str, seats: int = 4) -> list[str]:
     with open(readme, encoding="utf-8") as fh:
         text = fh.read()
     with open(readme, "w", encoding="utf-8") as fh:
-        text = text.replace(f"arena play {KIT_GAME} --bot . --bot . --bot . --bot .", f"arena play {game}" + " --bot ." * seats)
-        fh.write(text.replace(f"check-bot {KIT_GAME}", f"check-bot {game}"))
+        text = PLAY.sub(f"arena play {game}" + " --bot ." * seats, text, count=1)
+        fh.write(CHECK.sub(f"check-bot {game} ", text, count=1))
     return files

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from arena.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-EXTRAS_ONLY = ("playwright", "distributed", "starlette", "uvicorn", "httpx", "pytest", "hypothesis", "mypy==", "mutmut",
+# hypothesis is not here: `arena check-game` searches with it at run time (a run dependency since issue 40)
+EXTRAS_ONLY = ("playwright", "distributed", "starlette", "uvicorn", "httpx", "pytest", "mypy==", "mutmut",
                "import-linter", "jsonschema")
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from arena.core.scheduled import ScheduledGame
 from arena.rng import derive_seed
-from arena.server.matchmaker import Candidate, next_tables
+from arena.ladder.matchmaker import Candidate, next_tables
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.schedule.plan import Deals, Fill, Format, Rotations, ScheduleSpec, build
 
