@@ -20,6 +20,7 @@ import select
 import subprocess
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 from arena.build.languages import SYSTEM_PATH, Language, describe, installed
 from arena.build.languages import parse as parse_languages
@@ -112,8 +113,9 @@ def folder_bytes(folder: str) -> int:
 
 
 def build(folder: str, language: Language, limits: BuildLimits = BuildLimits(), sandbox: bool = True,
-          poll_s: float = 0.25) -> BuildResult:
-    """Build the bot in `folder` (absolute) with `language`'s build command; nothing to build is a success."""
+          poll_s: float = 0.25, beat: Callable[[], None] = lambda: None) -> BuildResult:
+    """Build the bot in `folder` (absolute) with `language`'s build command; nothing to build is a success.
+    `beat` is called at every poll while the build runs (the server's checker: its heartbeat)."""
     started = time.monotonic()
     if language.build is None:
         return BuildResult(True, "", f"{language.name}: nothing to build\n", 0.0)
@@ -145,7 +147,7 @@ def build(folder: str, language: Language, limits: BuildLimits = BuildLimits(), 
     reason = ""
     hit: str | None = None
     try:
-        reason = _watch(proc, [s for s in streams if s is not None], log, folder, base, limits, started, poll_s)
+        reason = _watch(proc, [s for s in streams if s is not None], log, folder, base, limits, started, poll_s, beat)
     finally:
         if proc.poll() is None:  # over a limit, or interrupted: the build and all it started go
             _kill_group(proc)
@@ -170,11 +172,12 @@ def build(folder: str, language: Language, limits: BuildLimits = BuildLimits(), 
 
 
 def _watch(proc: "subprocess.Popen[bytes]", streams: list, log: _Log, folder: str, base: int,  # type: ignore[type-arg]
-           limits: BuildLimits, started: float, poll_s: float) -> str:
+           limits: BuildLimits, started: float, poll_s: float, beat: Callable[[], None]) -> str:
     """Read the build's output until it ends; the limit it went over, in words, or ""."""
     open_streams = list(streams)
     next_disk = 0.0
     while open_streams:
+        beat()
         now = time.monotonic()
         if now - started > limits.time_s:
             return f"the build took longer than its limit of {limits.time_s:g} s (stopped)"
@@ -191,6 +194,7 @@ def _watch(proc: "subprocess.Popen[bytes]", streams: list, log: _Log, folder: st
             else:
                 log.add(data)
     while True:  # output closed; the build may still run (and write)
+        beat()
         over = _over_disk(folder, base, limits)
         if over or proc.poll() is not None:
             return over

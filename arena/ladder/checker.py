@@ -131,7 +131,8 @@ def check_seed(game: int) -> int:
     return random_seed()
 
 
-def build_source(config: ServerConfig, meta: Any, folder: str, sandbox: bool) -> tuple[tuple[str, ...] | None, Verdict]:
+def build_source(config: ServerConfig, meta: Any, folder: str, sandbox: bool,
+                 beat: Callable[[], None] = _quiet) -> tuple[tuple[str, ...] | None, Verdict]:
     """A source submission (its manifest names a `language`): built in the sandbox (arena.build, the
     same build as `arena build`), then its command resolved in the built folder. The build log goes
     into the report, which only the submission's owner can read."""
@@ -139,7 +140,7 @@ def build_source(config: ServerConfig, meta: Any, folder: str, sandbox: bool) ->
     from arena.build.runner import build
 
     language = by_name(config.build.languages)[str(meta["language"])]
-    result = build(folder, language, config.build.limits, sandbox=sandbox)
+    result = build(folder, language, config.build.limits, sandbox=sandbox, beat=beat)
     report = f"$ {language.build or '(nothing to build)'}   [the build of {language.name}, {result.seconds:.1f} s]\n{result.log}"
     if not result.ok:
         return None, Verdict(False, f"{result.reason}; its log ends:\n{result.tail(15)}",
@@ -195,7 +196,7 @@ class Checker:
             command = tuple(meta.get("command", ()))
             built: Verdict | None = None
             if meta.get("language"):
-                resolved, built = build_source(self.config, meta, row["folder"], self.sandbox)
+                resolved, built = build_source(self.config, meta, row["folder"], self.sandbox, beat)
                 command = resolved or command
             if built is not None and not built.passed:
                 verdict = built

@@ -132,3 +132,15 @@ def test_a_build_that_closes_its_output_then_fills_the_disk_is_stopped(tmp_path:
     script = "exec >&- 2>&-; i=0; while :; do i=$((i+1)); head -c 5000000 /dev/zero > f$i || exit 1; done"
     result = build(folder(tmp_path), hostile(script), SMALL)
     assert not result.ok and "more than its limit of 20 MB of disk" in result.reason, result
+
+
+def test_a_long_build_keeps_the_servers_checker_alive(tmp_path: Path) -> None:
+    """The server's checker runs the build and beats its heartbeat all along (a build may take minutes,
+    longer than the checker's stale limit): `beat` is called at every poll, not only once at the end."""
+    beats: list[float] = []
+    import time
+
+    result = build(folder(tmp_path), hostile("sleep 1.5; echo done > bot && chmod +x bot"), SMALL, poll_s=0.1,
+                   beat=lambda: beats.append(time.monotonic()))
+    assert result.ok, result
+    assert len(beats) >= 8 and max(b - a for a, b in zip(beats, beats[1:])) < 1.0  # no gap near the build's length
