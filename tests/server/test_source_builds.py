@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from arena.build.pack import copy_kit, pack_bot_folder
-from tests.server.server import ServerProcess
+from tests.server.server import ADMIN, ServerProcess
 
 pytestmark = [pytest.mark.process, pytest.mark.sandbox, pytest.mark.slow]
 
@@ -110,3 +110,19 @@ def test_bad_source_submissions_are_refused_naming_the_fix(server: ServerProcess
     (big / "data.bin").write_bytes(b"\0" * 6_000_000)  # small packed, over the limit unpacked
     r = server.post("/api/v1/submissions", mallory, content=pack_bot_folder(str(big)).data)
     assert r.status_code == 422 and "unpacks to more than" in r.json()["error"], r.text
+
+
+def test_a_hostile_build_on_the_server_is_stopped_and_the_server_goes_on(server: ServerProcess, tmp_path: Path) -> None:
+    """A source whose build forks without end and writes into the server's own data folder: the server's
+    build (the sandbox and the config's build limits) stops it at the process limit, writes nothing
+    outside the submission's folder, refuses it naming the limit, and the server stays healthy."""
+    mallory = server.add("forker")
+    target = server.data / "planted-by-a-build"
+    bomb = kit(tmp_path, "c", "bomb")
+    (bomb / "Makefile").write_text(f"bot:\n\techo x > {target} || true\n\tsh -c 'b() {{ b | b & }}; b; sleep 5; exit 1'\n")
+    r = server.post("/api/v1/submissions", mallory, content=pack_bot_folder(str(bomb)).data)
+    assert r.status_code == 202, r.text
+    verdict = server.wait_submission(r.json()["submission"], mallory, timeout=600)
+    assert verdict["status"] == "refused" and "processes" in verdict["reason"], verdict["reason"]
+    assert not target.exists()  # the data folder is not the build's to write
+    assert server.get("/api/v1/admin/health", ADMIN).status_code == 200
