@@ -49,9 +49,16 @@ def test_control_a_spec_documented_differently_makes_protocol_md_stale():
     assert regenerate(fresh, get_game) == text  # regenerating is the whole rewrite: back to the specs' text
 
 
-def test_the_tool_finds_the_blocks_current():
-    tool = ROOT / "tools" / "protocol-docs"
-    assert subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True).returncode == 0
+@pytest.mark.process
+def test_the_tool_finds_a_stale_block_and_rewrites_it(tmp_path):
+    tool, doc = ROOT / "tools" / "protocol-docs", tmp_path / "protocol.md"
+    run = lambda *args: subprocess.run([sys.executable, str(tool), *args], capture_output=True, text=True)  # noqa: E731
+    assert run("--check").returncode == 0  # the checkout's documents are current
+    doc.write_text(protocol_md().replace("| `over` | boolean | True once the game is over. |", "| `over` | boolean | Stale. |"))
+    stale = run("--check", str(doc))
+    assert stale.returncode == 1 and "differ from the specs" in stale.stdout
+    assert run(str(doc)).returncode == 0 and doc.read_text() == protocol_md()
+    assert run("--check", str(doc)).returncode == 0
 
 
 @pytest.mark.parametrize("name", BUILT_IN)
