@@ -1,4 +1,5 @@
-"""`arena report STORE`: write the HTML tournament report and say where to open it."""
+"""`arena report STORE` and `arena view REPLAY`: write the HTML tournament report, or one replay's viewer page,
+and say where to open it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import click
 
 from arena.cli import main
 from arena.web.report_page import build_report
+from arena.web.viewer import write_viewer
 
 
 @main.command("report")
@@ -23,3 +25,17 @@ def report_command(store: str, output: str | None, no_viewers: bool) -> None:
     for error in summary.viewer_errors:
         click.echo(f"no viewer page for {error}", err=True)
     click.echo(f"open {index.as_uri()}")
+
+
+@main.command("view")
+@click.argument("replay", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="The page to write (default: REPLAY with .html).")
+@click.option("--seat", type=click.IntRange(min=0), default=None, help="Only what this seat saw: the page holds no other seat's hidden cards.")
+def view_command(replay: str, output: str | None, seat: int | None) -> None:
+    """Write a self-contained HTML viewer of a replay (opens from disk, no network)."""
+    if output is None:
+        suffix = f".seat{seat}.html" if seat is not None else ".html"
+        output = str(Path(replay).with_suffix(suffix))
+    path = write_viewer(replay, output, seat).resolve()
+    click.echo(f"wrote {path}")
+    click.echo(f"open {path.as_uri()}")

@@ -20,12 +20,12 @@ from typing import Any, Callable
 
 from arena.errors import SubmissionRefused
 from arena.jsonvalue import loads
-from arena.ladder.archive import resolve_command
+from arena.ladder.uploads.archive import resolve_command
 from arena.rng import random_seed
 from arena.ladder.accounts import activate_bot
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database, now
-from arena.ladder.storage import remove_tree
+from arena.ladder.uploads.storage import remove_tree
 from arena.ladder.supervisor import Part
 from arena.textsafe import clean
 from arena.ladder.states import SubmissionState

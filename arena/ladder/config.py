@@ -21,7 +21,7 @@ from arena.errors import ConfigError, GameError, ServerError
 from arena.games.registry import get_game
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
-from arena.ladder.archive import ArchiveLimits
+from arena.ladder.uploads.archive import ArchiveLimits
 from arena.build.runner import BuildSettings, parse_settings
 
 ADMIN_ENV = "ARENA_ADMIN_TOKEN"

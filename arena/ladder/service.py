@@ -25,7 +25,7 @@ from arena.errors import ServerError, StorageFull, StoreInUse, SubmissionRefused
 from arena.jsonvalue import dumps
 from arena.results.lock import StoreLock, lock_path
 from arena.ladder.accounts import Participant, activate_bot, create_participant, participant_by_name, participant_by_token, set_bot_status
-from arena.ladder.archive import read_manifest
+from arena.ladder.uploads.archive import read_manifest
 from arena.ladder.checker import Checker
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database, now
@@ -33,9 +33,9 @@ from arena.ladder.ladder import Ladder
 from arena.ladder.queries import Reads
 from arena.ladder.states import BotState, SubmissionState
 from arena.audit.signing import load_or_create_key, public_pem
-from arena.ladder.storage import check_room, remove_tree
+from arena.ladder.uploads.storage import check_room, remove_tree
 from arena.ladder.supervisor import Supervisor
-from arena.ladder.unpacker import unpack_isolated
+from arena.ladder.uploads.unpacker import unpack_isolated
 
 
 NO_SANDBOX_WARNING = "this server runs bots WITHOUT the sandbox (--no-sandbox): only for bots its organiser trusts"

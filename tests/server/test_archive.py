@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import SubmissionRefused
-from arena.ladder.archive import ArchiveLimits, read_manifest, unpack
+from arena.ladder.uploads.archive import ArchiveLimits, read_manifest, unpack
 from tests.server.bots import js_random, manifest, python_random, tar_bytes, zip_bytes
 
 LIMITS = ArchiveLimits(max_total_bytes=2_000_000, max_file_bytes=1_000_000, max_files=50, max_ratio=50.0)

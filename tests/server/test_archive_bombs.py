@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from arena.errors import SubmissionRefused
-from arena.ladder.archive import ArchiveLimits, unpack
-from arena.ladder.storage import check_room, remove_tree
-from arena.ladder.unpacker import unpack_isolated
+from arena.ladder.uploads.archive import ArchiveLimits, unpack
+from arena.ladder.uploads.storage import check_room, remove_tree
+from arena.ladder.uploads.unpacker import unpack_isolated
 from tests.server.bots import manifest, zip_bytes
 
 LIMITS = ArchiveLimits(max_total_bytes=2_000_000, max_file_bytes=1_000_000, max_files=50, max_ratio=50.0)

@@ -14,7 +14,7 @@ import pytest
 
 from arena.build.pack import kept_files, pack_bot_folder
 from arena.errors import BuildError
-from arena.ladder.archive import ArchiveLimits, read_manifest, unpack
+from arena.ladder.uploads.archive import ArchiveLimits, read_manifest, unpack
 
 ROOT = Path(__file__).resolve().parents[2]
 

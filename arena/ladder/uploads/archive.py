@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Iterator, Mapping
 
 from arena.errors import SubmissionRefused
-from arena.ladder.storage import remove_tree
+from arena.ladder.uploads.storage import remove_tree
 from arena.textsafe import clean
 
 MANIFEST = "manifest.json"

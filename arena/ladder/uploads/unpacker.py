@@ -2,7 +2,7 @@
 
 `archive.unpack` counts every byte, but it parses what a participant sent: a mistake there, or in
 `zipfile`, `tarfile` or zlib, should cost one child process, never the server's memory. The child
-(`python -m arena.ladder.unpacker`) sets RLIMIT_AS, RLIMIT_CPU and RLIMIT_FSIZE on itself before it
+(`python -m arena.ladder.uploads.unpacker`) sets RLIMIT_AS, RLIMIT_CPU and RLIMIT_FSIZE on itself before it
 reads a byte of the archive (from stdin), unpacks into the new folder named on its command line and
 answers one JSON line: {"ok": true, "peak_rss_kb": N} or {"refused": REASON, "peak_rss_kb": N}.
 A child that dies (out of memory, out of CPU time, killed) is a refusal saying which; nothing is left.
@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from arena.errors import SubmissionRefused
-from arena.ladder.archive import ArchiveLimits, unpack
-from arena.ladder.storage import remove_tree
+from arena.ladder.uploads.archive import ArchiveLimits, unpack
+from arena.ladder.uploads.storage import remove_tree
 
 WALL_FACTOR = 3.0  # the wall-clock bound, a multiple of the CPU limit (the machine may be busy)
 
@@ -33,7 +33,7 @@ class Unpacked:
 
 def unpack_isolated(data: bytes, dest: Path, limits: ArchiveLimits) -> Unpacked:
     """Unpack `data` into the new folder `dest` in a child process; a refusal leaves nothing behind."""
-    argv = [sys.executable, "-m", "arena.ladder.unpacker", str(dest), json.dumps(asdict(limits))]
+    argv = [sys.executable, "-m", "arena.ladder.uploads.unpacker", str(dest), json.dumps(asdict(limits))]
     wall = limits.unpack_cpu_s * WALL_FACTOR + 5
     try:
         proc = subprocess.run(argv, input=data, capture_output=True, timeout=wall)
