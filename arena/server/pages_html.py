@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from arena.core.faults import STDERR_TAIL_LINES
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.web.report_data import RatingHistory
 from arena.web.report_svg import rating_plot
@@ -118,7 +119,7 @@ def _faults(faults: list[dict[str, Any]], owner: bool) -> str:
                    f'<b>{esc(f.get("kind"))}</b> {esc(f.get("detail", ""), 300)}')
         tail = f.get("stderr_tail")
         if owner and tail:
-            lines = "\n".join(clean(line, LINE_CHARS) for line in tail[-20:])
+            lines = "\n".join(clean(line, LINE_CHARS) for line in tail[-STDERR_TAIL_LINES:])
             out.append(f'<pre class="stderr" aria-label="your bot\'s stderr">{html.escape(lines)}</pre>')
         out.append("</li>")
     out.append("</ul>")
