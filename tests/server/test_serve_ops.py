@@ -51,6 +51,8 @@ def test_submit_rides_through_a_server_restart_and_follow_later(tmp_path: Path) 
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
+        if line.startswith("packed "):  # a folder: its packed size and file count come first
+            line = proc.stderr.readline()
         assert "uploaded" in line and "arena submit --follow 1" in line, line
         server.stop(signal.SIGKILL)  # the check is under way (or waiting): the server dies
         time.sleep(4)
