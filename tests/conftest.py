@@ -19,6 +19,9 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+pytest_plugins = ["tests.support.browser"]  # the Chromium fixtures, one session browser for every folder
+
+
 @pytest.fixture
 def write_config(tmp_path: Path):
     """Write a config (a dict) to a YAML file in tmp_path; returns its path."""

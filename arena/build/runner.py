@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import select
+import selectors
 import subprocess
 import time
 from dataclasses import dataclass
@@ -174,25 +174,26 @@ def build(folder: str, language: Language, limits: BuildLimits = BuildLimits(), 
 def _watch(proc: "subprocess.Popen[bytes]", streams: list, log: _Log, folder: str, base: int,  # type: ignore[type-arg]
            limits: BuildLimits, started: float, poll_s: float, beat: Callable[[], None]) -> str:
     """Read the build's output until it ends; the limit it went over, in words, or ""."""
-    open_streams = list(streams)
-    next_disk = 0.0
-    while open_streams:
-        beat()
-        now = time.monotonic()
-        if now - started > limits.time_s:
-            return f"the build took longer than its limit of {limits.time_s:g} s (stopped)"
-        if now >= next_disk:
-            next_disk = now + poll_s
-            over = _over_disk(folder, base, limits)
-            if over:
-                return over
-        ready, _, _ = select.select(open_streams, [], [], min(poll_s, max(0.0, limits.time_s - (now - started))))
-        for stream in ready:
-            data = os.read(stream.fileno(), 65536)
-            if not data:
-                open_streams.remove(stream)
-            else:
-                log.add(data)
+    with selectors.DefaultSelector() as selector:  # epoll: any descriptor number (select() stops at 1024)
+        for stream in streams:
+            selector.register(stream, selectors.EVENT_READ)
+        next_disk = 0.0
+        while selector.get_map():
+            beat()
+            now = time.monotonic()
+            if now - started > limits.time_s:
+                return f"the build took longer than its limit of {limits.time_s:g} s (stopped)"
+            if now >= next_disk:
+                next_disk = now + poll_s
+                over = _over_disk(folder, base, limits)
+                if over:
+                    return over
+            for key, _events in selector.select(min(poll_s, max(0.0, limits.time_s - (now - started)))):
+                data = os.read(key.fd, 65536)
+                if not data:
+                    selector.unregister(key.fileobj)
+                else:
+                    log.add(data)
     while True:  # output closed; the build may still run (and write)
         beat()
         over = _over_disk(folder, base, limits)

@@ -10,6 +10,7 @@ generic view and marks the page with `data-renderer-error`): the first such step
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import shutil
 import tempfile
@@ -63,7 +64,15 @@ def _chromium() -> str:
 
 
 def check_renderer(spec: GameSpec, games: int = 3) -> Verdict:
-    """Draw `games` random games (seeds 0.., the smallest player count first) with the game's renderer."""
+    """Draw `games` random games (seeds 0.., the smallest player count first) with the game's renderer.
+
+    Playwright's sync API runs in a thread of its own: a caller with an asyncio loop, or with another
+    sync Playwright already open in its thread (one per thread), can still ask for the check."""
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="arena-renderer-check") as pool:
+        return pool.submit(_check_renderer, spec, games).result()
+
+
+def _check_renderer(spec: GameSpec, games: int) -> Verdict:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

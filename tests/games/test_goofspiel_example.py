@@ -20,7 +20,7 @@ from playwright.sync_api import Page
 
 from tests.server.server import ADMIN, free_port
 from tests.support.venv import Venv, fresh_venv_with
-from tests.web.conftest import browser, page, screenshot  # noqa: F401 - Chromium fixtures, as tests/web's
+from tests.support.browser import screenshot  # the Chromium fixtures (browser, page) are the suite's own
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "goofspiel"

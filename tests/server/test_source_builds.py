@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from arena.build.pack import copy_kit, pack_bot_folder
-from tests.server.server import ADMIN, ServerProcess
+from tests.server.server import ADMIN, ServerProcess, sign_in
 
 pytestmark = [pytest.mark.process, pytest.mark.sandbox, pytest.mark.slow]
 
@@ -46,7 +46,7 @@ def test_rust_and_java_sources_are_built_checked_and_play_ladder_games(server: S
     assert "languages built from source: " in status.stdout and "rust (build `cargo build --release --offline`" in status.stdout
     assert "languages built from source" in server.log.read_text()  # `arena serve` says so at start
     with httpx.Client(base_url=server.url) as browser:  # the upload page lists them too
-        browser.post("/signin", data={"token": server.add("reader")})
+        sign_in(browser, server.add("reader"), server.url)
         page = browser.get("/submit").text
     assert 'id="offered"' in page and "<code>rust</code>: built with <code>cargo build --release --offline</code>" in page
     rusty, javan, eve = server.add("rusty"), server.add("javan"), server.add("eve")

@@ -144,3 +144,21 @@ def test_a_long_build_keeps_the_servers_checker_alive(tmp_path: Path) -> None:
                    beat=lambda: beats.append(time.monotonic()))
     assert result.ok, result
     assert len(beats) >= 8 and max(b - a for a, b in zip(beats, beats[1:])) < 1.0  # no gap near the build's length
+
+
+def test_a_build_runs_in_a_process_with_more_than_a_thousand_descriptors_open(tmp_path: Path) -> None:
+    """A long-running server holds many descriptors; the build's pipes then have numbers over 1024,
+    which select() cannot watch. The build reads them all the same (epoll)."""
+    import os
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 2048:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 2048), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        result = build(folder(tmp_path), hostile("echo hello; echo built > bot && chmod +x bot"), SMALL)
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert result.ok and "hello" in result.log, result
