@@ -127,3 +127,45 @@ class Supervisor:
 
     def healthy(self) -> bool:
         return all(not r["stale"] for r in self.health())
+
+
+class CheckGate:
+    """The check's CPU, protected from the ladder (issue 36): while a submission is checked the ladder
+    starts no new game. The checker `begin`s a check, waits (beating) until the ladder's games in flight
+    have ended, at most `drain_s`, then checks on a machine the ladder leaves alone; `end` lets the
+    ladder start games again (and wakes it). The ladder asks `admit()` before it starts each game and
+    says `ended()` when one ends or is dropped."""
+
+    def __init__(self, on_end: Callable[[], None] = lambda: None) -> None:
+        self.cond = threading.Condition()
+        self.checks = 0  # checks begun and not ended (waiting for the ladder, or running)
+        self.games = 0  # ladder games started and not yet ended
+        self.on_end = on_end
+
+    def admit(self) -> bool:
+        """The ladder may start one more game now (and it is counted), unless a check is on."""
+        with self.cond:
+            if self.checks:
+                return False
+            self.games += 1
+            return True
+
+    def ended(self, n: int = 1) -> None:
+        with self.cond:
+            self.games = max(0, self.games - n)
+            self.cond.notify_all()
+
+    def begin(self, drain_s: float, beat: Callable[[], None] = lambda: None, slice_s: float = 2.0) -> bool:
+        """Hold new ladder games and wait for those in flight (at most `drain_s`): True once none runs."""
+        deadline = time.monotonic() + drain_s
+        with self.cond:
+            self.checks += 1
+            while self.games and time.monotonic() < deadline:
+                self.cond.wait(min(slice_s, max(0.0, deadline - time.monotonic())))
+                beat()
+            return self.games == 0
+
+    def end(self) -> None:
+        with self.cond:
+            self.checks = max(0, self.checks - 1)
+        self.on_end()
