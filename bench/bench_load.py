@@ -90,6 +90,8 @@ class Run:
         self.errors: list[str] = []
         self.server_share = 0.0  # the server process's own CPU time over the run's wall time (cores)
         self.load = os.getloadavg()
+        self.ran_s = self.waited_s = 0.0
+        self.route_ms: list[float] = []  # the leaderboard route's own work, profiled before the crowd  # the server process's threads: running, and runnable but waiting for a CPU
 
     async def viewer(self, http: httpx.AsyncClient) -> None:
         try:
@@ -160,17 +162,51 @@ async def crowd(url: str, seconds: float, viewers: int, uploaders: int) -> tuple
     return run, mine
 
 
+def route_ms(database: Path, repeats: int = 200) -> list[float]:
+    """The leaderboard route's own work (its answer built from the store, no HTTP), in ms, on a quiet server."""
+    from arena.ladder.db import Database
+    from arena.ladder.queries import Reads
+    from arena.server.api import leaderboard_rows
+
+    db = Database(database)
+    try:
+        read, times = Reads(db), []
+        for _ in range(repeats):
+            began = time.perf_counter()
+            leaderboard_rows(read)
+            times.append((time.perf_counter() - began) * 1000)
+        return times
+    finally:
+        db.close()
+
+
+def sched(pid: int) -> tuple[float, float]:
+    """Seconds the process's threads have run and waited on a run queue for a CPU (/proc/PID/task/*/schedstat)."""
+    ran = waited = 0.0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "schedstat").read_text().split()
+        except OSError:
+            continue  # a thread that ended meanwhile
+        ran, waited = ran + int(fields[0]) / 1e9, waited + int(fields[1]) / 1e9
+    return ran, waited
+
+
 def measure(games: int, seconds: float, viewers: int, uploaders: int) -> tuple[Run, int, int, list[float], int]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         _config(folder, _port())
         fill_store(folder / "data", games)
+        route = route_ms(folder / "data" / "server.sqlite")
         served = Served(folder)  # its pages allow 300 a minute per address; every simulated client here is 127.0.0.1
         try:
             time.sleep(3)
-            cpu0, wall0 = served.own_cpu(), time.monotonic()
+            cpu0, wall0, sched0 = served.own_cpu(), time.monotonic(), sched(served.proc.pid)
             run, mine = asyncio.run(crowd(served.url, seconds, viewers, uploaders))
             run.server_share = (served.own_cpu() - cpu0) / (time.monotonic() - wall0)
+            sched1 = sched(served.proc.pid)
+            run.ran_s, run.waited_s = sched1[0] - sched0[0], sched1[1] - sched0[1]
+            run.route_ms = route
         finally:
             served.stop()
         lost = accepted = 0
@@ -200,6 +236,7 @@ def main() -> None:
     run, accepted, lost, verdicts, waiting = measure(args.games, args.seconds, args.viewers, args.uploaders)
     figures = []
     verdict_rows = ["| target | measured | target | status |", "|---|---|---|---|"]
+    games_label = f"{args.games:,}"
     crowd = f"server under a crowd ({args.viewers} SSE viewers, {args.uploaders} uploaders, {args.games} games)"
     pcts, requests, non_2xx = wrk_latency(run.wrk)
     if "99%" not in pcts:
@@ -220,7 +257,11 @@ def main() -> None:
                      f"{len(verdicts)} judged within the run and {waiting} still waiting for the checker at its end; "
                      f"{run.updates} table fetches on updates; errors: {len(run.errors)} {sorted(set(run.errors))[:5]}. "
                      f"The server process itself used {run.server_share:.2f} of a core (its API, pages, matchmaking, "
-                     "signing, SQLite; the checker's and the ladder's bots run in other processes). The leaderboard "
+                     "signing, SQLite; the checker's and the ladder's bots run in other processes); over the run its "
+                     f"threads ran {run.ran_s:.1f} s and waited {run.waited_s:.1f} s on a run queue for a CPU "
+                     "(/proc/PID/task/*/schedstat): where the server's time goes beyond its own work. The leaderboard "
+                     f"route's own work against the {games_label} stored games (its answer built from the store, no HTTP, "
+                     f"{len(run.route_ms)} calls): p50 {pct(run.route_ms, 0.5):.2f} ms, p99 {pct(run.route_ms, 0.99):.2f} ms. The leaderboard "
                      f"API's latency is wrk's ({WRK_CONNECTIONS} connections, each asking again {WRK_DELAY_MS} ms "
                      "after an answer, in a process of its own); the viewers, uploaders and the page probe run in "
                      "one Python process on the same machine, so their times include that process's own wait for "
