@@ -18,7 +18,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -26,9 +26,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from arena.errors import SignatureError
 from arena.jsonvalue import JSON, dumps, loads
-from arena.audit.verify import VerifyReport, verify_replay
-from arena.replay.reader import load_replay
 from arena.textsafe import clean
+
+if TYPE_CHECKING:  # signing imports no replay reader (a tournament's coordinator signs; only check() verifies)
+    from arena.audit.verify import VerifyReport
 
 FORMAT = "arena-signed-result/1"
 SUFFIX = ".sig.json"
@@ -148,6 +149,9 @@ def check(replay: str | os.PathLike[str], key: Ed25519PublicKey, signature: str 
     if digest != record.get("replay_sha256"):
         raise SignatureError(f"the replay's SHA-256 is {digest}, the server signed {clean(record.get('replay_sha256'), 80)}: "
                              "this file is not the replay the server (or organiser) stored")
+    from arena.audit.verify import verify_replay
+    from arena.replay.reader import load_replay
+
     loaded = load_replay(replay)
     report = verify_replay(loaded)
     result = record.get("result") or {}

@@ -17,7 +17,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from arena.audit.signing import organiser_key, organiser_key_path, sign_tournament_replay
-from arena.audit.verify_store import seat_entrants
+from arena.core.scheduled import seat_entrants
 from arena.errors import OutputError
 from arena.results.stored import StoredGame
 from arena.tournament.config.tournament import TournamentConfig
