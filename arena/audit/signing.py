@@ -147,8 +147,9 @@ def check(replay: str | os.PathLike[str], key: Ed25519PublicKey, signature: str 
     data = Path(replay).read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     if digest != record.get("replay_sha256"):
-        raise SignatureError(f"the replay's SHA-256 is {digest}, the server signed {clean(record.get('replay_sha256'), 80)}: "
-                             "this file is not the replay the server (or organiser) stored")
+        holder = "organiser" if "tournament" in record else "server"
+        raise SignatureError(f"the replay's SHA-256 is {digest}, the {holder} signed {clean(record.get('replay_sha256'), 80)}: "
+                             f"this file is not the replay the {holder} stored")
     from arena.audit.verify import verify_replay
     from arena.replay.reader import load_replay
 
