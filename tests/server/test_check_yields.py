@@ -101,3 +101,30 @@ def test_the_ladder_starts_no_game_while_a_check_runs(tmp_path: Path, monkeypatc
         assert began - asked < GAME_S + 0.5  # it waited for those games, no longer
     else:  # the control: unprotected, the ladder keeps its pool full while the check runs
         assert len(during) >= 2 and running_at_begin > 0
+
+
+@pytest.mark.parametrize("turn_s", [5.0, 0.0], ids=["turn", "control-no-turn"])
+def test_a_queue_of_checks_slows_the_ladder_but_never_stops_it(turn_s: float) -> None:
+    """After each check the ladder gets its turn: the next check waits until the ladder has started a
+    game (its games then end before the check begins). The control (no turn): back-to-back checks hold
+    the ladder for as long as the queue lasts."""
+    gate = CheckGate(turn_s=turn_s)
+    assert gate.begin(1.0)
+    gate.end()  # the first check of a queue
+    began: list[float] = []
+    second = threading.Thread(target=lambda: began.append(gate.begin(10.0, slice_s=0.05) and time.monotonic()))
+    second.start()
+    time.sleep(0.3)
+    ladder_started = gate.admit()  # the ladder, woken by the end of the check, asks to start a game
+    if turn_s:
+        assert ladder_started and not began, "the next check waits for the ladder's game"
+        time.sleep(0.3)
+        assert not began  # ... and for it to end
+        ended = time.monotonic()
+        gate.ended()
+        second.join(5)
+        assert began and began[0] >= ended
+    else:
+        second.join(5)
+        assert not ladder_started and began, "the control: the ladder gets no game between two checks"
+    gate.end()
