@@ -178,6 +178,7 @@ def fill_store(data: Path, games: int) -> list[int]:
     db.reader().close()
     db._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
+    server.lock.release()  # the data folder's lock (one server per folder): the `arena serve` started next takes it
     return bots
 
 

@@ -1,10 +1,14 @@
-"""Signed results: the server's Ed25519 key, and the signature record beside every replay.
+"""Signed results: the server's (or a tournament organiser's) Ed25519 key, and the signature record
+beside every replay.
 
 A replay alone proves nothing about who played it (protocol.md: anyone holding a replay can write
-another consistent one). The server signs, for every game it stores, the replay file's SHA-256 with
-the result it recorded; the record (`<replay>.sig.json`) and the public key are published. `check()`
-then proves a replay file is one this server played: the signature is the key's, the file hashes to
-the signed SHA-256, the replay re-simulates (`arena.audit.verify`), and its result is the signed one.
+another consistent one, seat names swapped). The server signs, for every game it stores, the replay
+file's SHA-256 with the result it recorded; `arena run` does the same for every tournament game it
+stores, with the organiser's key (`organiser_key_path`: beside the results store, made on first run),
+the result and who sat in each seat. The record (`<replay>.sig.json`) and the public key are
+published. `check()` then proves a replay file is one the key's holder played: the signature is the
+key's, the file hashes to the signed SHA-256, the replay re-simulates (`arena.audit.verify`), and its
+result (and, for a tournament, its seats' names) are the signed ones.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -22,8 +26,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from arena.errors import SignatureError
 from arena.jsonvalue import JSON, dumps, loads
-from arena.audit.verify import VerifyReport, verify_replay
 from arena.textsafe import clean
+
+if TYPE_CHECKING:  # signing imports no replay reader (a tournament's coordinator signs; only check() verifies)
+    from arena.audit.verify import VerifyReport
 
 FORMAT = "arena-signed-result/1"
 SUFFIX = ".sig.json"
@@ -51,14 +57,45 @@ def _payload(record: dict[str, JSON]) -> bytes:
     return dumps({k: v for k, v in record.items() if k != "signature"})
 
 
-def sign_replay(key: Ed25519PrivateKey, replay: Path, server: str, game_id: int, result: dict[str, JSON]) -> dict[str, JSON]:
-    """The signature record of one stored game; written beside its replay."""
+def organiser_key_path(store: Path) -> Path:
+    """Where `arena run` keeps the organiser's private key by default: beside the results store."""
+    return store.with_name(store.name + ".key.pem")
+
+
+def public_key_path(private: Path) -> Path:
+    """The public half, written beside the private key (`NAME.key.pem` -> `NAME.pub.pem`): the file to publish."""
+    name = private.name[: -len(".key.pem")] if private.name.endswith(".key.pem") else private.name
+    return private.with_name(name + ".pub.pem")
+
+
+def organiser_key(path: Path) -> Ed25519PrivateKey:
+    """The organiser's key at `path` (made on first use, mode 0600), its public half written beside it."""
+    key = load_or_create_key(path)
+    public = public_key_path(path)
+    if not public.exists():
+        public.write_text(public_pem(key), encoding="ascii")
+    return key
+
+
+def _sign(key: Ed25519PrivateKey, replay: Path, fields: dict[str, JSON]) -> dict[str, JSON]:
     digest = hashlib.sha256(replay.read_bytes()).hexdigest()
-    record: dict[str, JSON] = {"format": FORMAT, "server": server, "game": game_id, "replay_sha256": digest, "result": result}
+    record: dict[str, JSON] = {"format": FORMAT, **fields, "replay_sha256": digest}
     record["signature"] = base64.b64encode(key.sign(_payload(record))).decode("ascii")
     path = replay.with_name(replay.name + SUFFIX)
     path.write_bytes(dumps(record) + b"\n")
     return record
+
+
+def sign_replay(key: Ed25519PrivateKey, replay: Path, server: str, game_id: int, result: dict[str, JSON]) -> dict[str, JSON]:
+    """The signature record of one stored ladder game; written beside its replay."""
+    return _sign(key, replay, {"server": server, "game": game_id, "result": result})
+
+
+def sign_tournament_replay(key: Ed25519PrivateKey, replay: Path, tournament: str, index: int, seats: list[str],
+                           result: dict[str, JSON]) -> dict[str, JSON]:
+    """The signature record of one tournament game (`arena run`): its place in the schedule, who sat in each
+    seat (as the replay's header names them) and its result; written beside its replay."""
+    return _sign(key, replay, {"tournament": tournament, "game": index, "seats": list[JSON](seats), "result": result})
 
 
 def read_public_key(text: str) -> Ed25519PublicKey:
@@ -81,8 +118,13 @@ def read_public_key(text: str) -> Ed25519PublicKey:
 @dataclass(frozen=True)
 class SignedCheck:
     report: VerifyReport
-    server: str
+    server: str  # the signing server's name, or the tournament's
     game: int
+    tournament: bool = False  # signed by a tournament's organiser (`arena run`), not a server
+
+    def signer(self) -> str:
+        return f"the key's tournament {self.server!r} (game {self.game})" if self.tournament else \
+            f"the key's server {self.server!r} (game {self.game})"
 
 
 def check(replay: str | os.PathLike[str], key: Ed25519PublicKey, signature: str | os.PathLike[str] | None = None) -> SignedCheck:
@@ -91,7 +133,8 @@ def check(replay: str | os.PathLike[str], key: Ed25519PublicKey, signature: str 
     try:
         record: Any = loads(sig_path.read_bytes())
     except FileNotFoundError:
-        raise SignatureError(f"no signature record {str(sig_path)!r} (download it with the replay: /api/v1/games/ID/signature)") from None
+        raise SignatureError(f"no signature record {str(sig_path)!r} (download it with the replay: a server's is at "
+                             "/api/v1/games/ID/signature, a tournament's beside its replay; or give --signature FILE)") from None
     except (OSError, ValueError) as exc:
         raise SignatureError(f"cannot read the signature record {str(sig_path)!r}: {clean(exc, 200)}") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT or not isinstance(record.get("signature"), str):
@@ -104,10 +147,21 @@ def check(replay: str | os.PathLike[str], key: Ed25519PublicKey, signature: str 
     data = Path(replay).read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     if digest != record.get("replay_sha256"):
-        raise SignatureError(f"the replay's SHA-256 is {digest}, the server signed {clean(record.get('replay_sha256'), 80)}: "
-                             "this file is not the replay the server stored")
-    report = verify_replay(replay)
+        holder = "organiser" if "tournament" in record else "server"
+        raise SignatureError(f"the replay's SHA-256 is {digest}, the {holder} signed {clean(record.get('replay_sha256'), 80)}: "
+                             f"this file is not the replay the {holder} stored")
+    from arena.audit.verify import verify_replay
+    from arena.replay.reader import load_replay
+
+    loaded = load_replay(replay)
+    report = verify_replay(loaded)
     result = record.get("result") or {}
     if list(report.points) != result.get("points") or list(report.ranks) != result.get("ranks"):
         raise SignatureError(f"the replay's result ({list(report.points)} points, ranks {list(report.ranks)}) is not the signed one")
-    return SignedCheck(report, clean(str(record.get("server")), 80), int(record.get("game", 0)))
+    tournament = "tournament" in record
+    if tournament:
+        seats = [seat.entrant for seat in loaded.header.seats]
+        if seats != record.get("seats"):
+            raise SignatureError(f"the replay's seats {clean(seats, 200)} are not the signed {clean(record.get('seats'), 200)}")
+    name = record.get("tournament") if tournament else record.get("server")
+    return SignedCheck(report, clean(str(name), 80), int(record.get("game", 0)), tournament)

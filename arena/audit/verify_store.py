@@ -13,19 +13,8 @@ from __future__ import annotations
 from arena.replay.reader import Replay
 from arena.replay.records import short
 from arena.audit.verify import ReplayMismatch
-from arena.core.scheduled import played_game_id
+from arena.core.scheduled import played_game_id, seat_entrants
 from arena.results.store import Store, StoredGame
-
-
-def seat_entrants(names: list[str], seats: tuple[int, ...]) -> list[str]:
-    """Who plays each seat, as the replay's header names them (a second copy of an entrant is `name#2`)."""
-    copies: dict[int, int] = {}
-    out = []
-    for entrant in seats:
-        copy = copies.get(entrant, 0)
-        copies[entrant] = copy + 1
-        out.append(names[entrant] if copy == 0 else f"{names[entrant]}#{copy + 1}")
-    return out
 
 
 def check_against_store(replay: Replay, store: Store) -> StoredGame:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -50,9 +51,14 @@ NO_PIN = click.option(
     help="The secret that keys a new store's deals (32 or more hex digits; default: random). A store keeps its "
     "secret: give it again with --fresh to replay the same deals (`arena secret STORE` prints it).",
 )
+@click.option(
+    "--key", "key_file", metavar="FILE", type=click.Path(dir_okay=False), default=None,
+    help="The organiser's Ed25519 private key (PEM) that signs every replay (REPLAY.sig.json beside it); made, "
+    "mode 0600, when missing, its public half beside it as NAME.pub.pem (default: STORE.key.pem beside the store).",
+)
 def run_command(
     config: str, fresh: bool, concurrency: int | None, no_pin: bool, restart_bots: bool | None, quiet: bool,
-    cluster: str | None, secret: str | None,
+    cluster: str | None, secret: str | None, key_file: str | None,
 ) -> None:
     """Play the tournament CONFIG describes; rerun the same command to resume an interrupted run."""
     cfg = tconfig.load(config)
@@ -69,7 +75,7 @@ def run_command(
         executor = DaskExecutor(ClusterSpec.parse(where))
     summary = runner.run(
         cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet, executor=executor,
-        secret=secret, pin=not no_pin,
+        secret=secret, pin=not no_pin, key_file=Path(key_file) if key_file is not None else None,
     )
     rate = f", {summary.games_per_second:.1f} games/s" if summary.played else ""
     reused = f", {summary.reused} kept from the earlier config" if summary.reused else ""

@@ -30,3 +30,14 @@ def played_game_id(secret: str, game: str, scheduled: ScheduledGame) -> str:
     games `arena match` plays on one deal share them (and so the id: a filler that seeds itself from the
     game id plays both alike until NEW and OLD differ, which is what pairing them is for)."""
     return opaque_game_id(game, keyed_seed(secret, "game-id", scheduled.round, scheduled.table, scheduled.rotation))
+
+
+def seat_entrants(names: list[str], seats: tuple[int, ...]) -> list[str]:
+    """Who plays each seat, as the replay's header names them (a second copy of an entrant is `name#2`)."""
+    copies: dict[int, int] = {}
+    out = []
+    for entrant in seats:
+        copy = copies.get(entrant, 0)
+        copies[entrant] = copy + 1
+        out.append(names[entrant] if copy == 0 else f"{names[entrant]}#{copy + 1}")
+    return out

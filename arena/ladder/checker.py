@@ -26,7 +26,7 @@ from arena.ladder.accounts import activate_bot
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database, now
 from arena.ladder.uploads.storage import remove_tree
-from arena.ladder.supervisor import Part
+from arena.ladder.supervisor import CheckGate, Part
 from arena.textsafe import clean
 from arena.ladder.states import SubmissionState
 
@@ -166,8 +166,12 @@ class Checker:
 
     STALE_S = 60.0  # the loop beats at least every BEAT_S while it waits or checks
 
-    def __init__(self, db: Database, config: ServerConfig, sandbox: bool, on_pass: Callable[[int], None]) -> None:
+    DRAIN_S = GAME_TIMEOUT_S  # a check waits at most this long for the ladder's games in flight to end
+
+    def __init__(self, db: Database, config: ServerConfig, sandbox: bool, on_pass: Callable[[int], None],
+                 gate: CheckGate | None = None) -> None:
         self.db, self.config, self.sandbox, self.on_pass = db, config, sandbox, on_pass
+        self.gate = gate if gate is not None else CheckGate()  # shared with the ladder: it yields while we check
         self.wake = threading.Event()
         self.checked = 0
 
@@ -191,6 +195,13 @@ class Checker:
         sub = int(row["id"])
         with self.db.write() as conn:
             conn.execute("UPDATE submissions SET status = ? WHERE id = ?", (SubmissionState.CHECKING, sub))
+        self.gate.begin(self.DRAIN_S, beat)  # the ladder starts no game and its games in flight end first
+        try:
+            self._check(row, sub, beat)
+        finally:
+            self.gate.end()
+
+    def _check(self, row: Any, sub: int, beat: Callable[[], None]) -> None:
         try:
             meta: Any = loads(row["manifest"])
             command = tuple(meta.get("command", ()))

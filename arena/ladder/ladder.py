@@ -28,7 +28,7 @@ from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database
 from arena.ladder.matchmaker import Candidate, next_tables
 from arena.audit.signing import sign_replay
-from arena.ladder.supervisor import Part
+from arena.ladder.supervisor import CheckGate, Part
 from arena.rng import new_secret, random_seed
 from arena.textsafe import clean
 from arena.tournament.config.entrants import EntrantConfig
@@ -100,8 +100,9 @@ def server_secret(db: Database) -> str:
 
 class Ladder:
     def __init__(self, db: Database, config: ServerConfig, sandbox: bool, key: Ed25519PrivateKey,
-                 cluster: ClusterSpec | None = None) -> None:
+                 cluster: ClusterSpec | None = None, gate: CheckGate | None = None) -> None:
         self.db, self.config, self.sandbox, self.key, self.cluster = db, config, sandbox, key, cluster
+        self.gate = gate if gate is not None else CheckGate()  # shared with the checker: no new game while a check runs
         self.rng = random.Random(config.ladder.seed or None)  # who meets whom; never the deal (see _fill)
         self.secret = server_secret(db)  # keys every game's id and deal, as a tournament's secret does
         self.rater = FastRater(results.MODEL)
@@ -148,6 +149,7 @@ class Ladder:
             except Exception as exc:  # noqa: BLE001 - e.g. the disk is still full: the next start discards them
                 print(f"arena serve: closing the ladder's games: {type(exc).__name__}: {clean(exc, 300)}", file=sys.stderr, flush=True)
                 self.executor = None
+                self.gate.ended(len(self.inflight))
                 self.inflight.clear()
                 self.queued.clear()
 
@@ -204,6 +206,8 @@ class Ladder:
 
     def _fill(self, bots: list[Any]) -> None:
         assert self.executor is not None
+        if self.gate.checks:
+            return  # a check is on: no table reserved or started until it ends (`CheckGate`)
         busy: dict[int, int] = {}
         for task in [*self.inflight.values(), *self.queued]:
             for seat in task.game.seats:
@@ -228,12 +232,18 @@ class Ladder:
                     self.queued.append(GameTask(game, key=str(game_id)))
                     for b in table.seats:
                         busy[b] = busy.get(b, 0) + 1
+            if not self.gate.admit():
+                return  # a submission is being checked: its timing is not shared with new games (they wait, reserved)
             task = self.queued.popleft()
             self.inflight[task.index] = task
             self.executor.submit(task)
 
+    def _ended(self, game_id: int) -> None:
+        if self.inflight.pop(game_id, None) is not None:
+            self.gate.ended()
+
     def _discard(self, game_id: int) -> None:
-        self.inflight.pop(game_id, None)
+        self._ended(game_id)
         results.discard(self.db, game_id)
         for path in self.config.replays.glob(f"{game_id:06d}-*"):
             path.unlink(missing_ok=True)
@@ -257,7 +267,7 @@ class Ladder:
     def _store(self, event: GameDone) -> None:
         stored = event.stored
         game_id = event.task.index
-        self.inflight.pop(game_id, None)
+        self._ended(game_id)
         seats = [self.field[e] for e in stored.seats]
         done = publish(self.key, self.config.name, game_id, stored.played, stored.replay_path, seats)
         results.commit(self.db, done, self.config.ladder.fault_limit, self.rater)

@@ -34,7 +34,7 @@ from arena.ladder.queries import Reads
 from arena.ladder.states import BotState, SubmissionState
 from arena.audit.signing import load_or_create_key, public_pem
 from arena.ladder.uploads.storage import check_room, remove_tree
-from arena.ladder.supervisor import Supervisor
+from arena.ladder.supervisor import CheckGate, Supervisor
 from arena.ladder.uploads.unpacker import unpack_isolated
 
 
@@ -79,8 +79,9 @@ class Server:
         self.public_key = public_pem(self.key)
         self.rate = RateLimit(config.submissions_per_minute)
         self.read = Reads(self.db)
-        self.ladder = Ladder(self.db, config, sandbox, self.key, cluster)
-        self.checker = Checker(self.db, config, sandbox, lambda _bot: self.ladder.poke())
+        gate = CheckGate(on_end=lambda: self.ladder.poke())  # the ladder yields the machine to each check
+        self.ladder = Ladder(self.db, config, sandbox, self.key, cluster, gate)
+        self.checker = Checker(self.db, config, sandbox, lambda _bot: self.ladder.poke(), gate)
         self.supervisor = Supervisor()
         self.supervisor.add("checker", self.checker.run, Checker.STALE_S)
         self.supervisor.add("ladder", self.ladder.run, Ladder.STALE_S)

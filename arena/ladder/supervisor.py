@@ -127,3 +127,60 @@ class Supervisor:
 
     def healthy(self) -> bool:
         return all(not r["stale"] for r in self.health())
+
+
+class CheckGate:
+    """The check's CPU, protected from the ladder (issue 36): while a submission is checked the ladder
+    starts no new game. The checker `begin`s a check, waits (beating) until the ladder's games in flight
+    have ended, at most `drain_s`, then checks on a machine the ladder leaves alone; `end` lets the
+    ladder start games again (and wakes it), and the next check waits for it to start one (at most
+    `turn_s`), so a queue of submissions slows the ladder but never stops it. The ladder asks `admit()`
+    before it starts each game and says `ended()` when one ends or is dropped."""
+
+    TURN_S = 2.0  # after a check, the ladder's turn: the next check waits this long at most for a game to start
+
+    def __init__(self, on_end: Callable[[], None] = lambda: None, turn_s: float = TURN_S) -> None:
+        self.cond = threading.Condition()
+        self.checks = 0  # checks begun and not ended (waiting for the ladder, or running)
+        self.games = 0  # ladder games started and not yet ended
+        self.on_end = on_end
+        self.turn_s = turn_s
+        self.ended_at: float | None = None  # when the last check ended
+        self.started = 0  # games the ladder started since then
+
+    def admit(self) -> bool:
+        """The ladder may start one more game now (and it is counted), unless a check is on."""
+        with self.cond:
+            if self.checks:
+                return False
+            self.games += 1
+            self.started += 1
+            self.cond.notify_all()
+            return True
+
+    def ended(self, n: int = 1) -> None:
+        with self.cond:
+            self.games = max(0, self.games - n)
+            self.cond.notify_all()
+
+    def begin(self, drain_s: float, beat: Callable[[], None] = lambda: None, slice_s: float = 2.0) -> bool:
+        """Hold new ladder games and wait for those in flight (at most `drain_s`): True once none runs."""
+        with self.cond:
+            # A backlog of checks must not stop the ladder for good: after each check it gets its turn
+            # (starts a game, if it has one to play) before the next check holds it again.
+            if self.ended_at is not None:
+                turn_ends = self.ended_at + self.turn_s
+                while not self.started and time.monotonic() < turn_ends:
+                    self.cond.wait(max(0.0, turn_ends - time.monotonic()))
+            deadline = time.monotonic() + drain_s
+            self.checks += 1
+            while self.games and time.monotonic() < deadline:
+                self.cond.wait(min(slice_s, max(0.0, deadline - time.monotonic())))
+                beat()
+            return self.games == 0
+
+    def end(self) -> None:
+        with self.cond:
+            self.checks = max(0, self.checks - 1)
+            self.ended_at, self.started = time.monotonic(), 0
+        self.on_end()

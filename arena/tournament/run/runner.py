@@ -40,6 +40,7 @@ from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFa
 from arena.tournament.run.affinity import usable_cpus, worker_cpus
 from arena.tournament.run.local_pool import LocalPool
 from arena.tournament.run.progress import Progress
+from arena.tournament.run.signed import ReplaySigner
 from arena.stats.ratings import RatingModel, Standing, leaderboard
 from arena.tournament.run.stop.rounds import RoundEnd, RoundGate, ShouldStop
 from arena.tournament.run.signals import terminate_as_interrupt
@@ -165,6 +166,7 @@ def run(
     status: Callable[[], str] | None = None,
     secret: str | None = None,
     pin: bool = True,
+    key_file: Path | None = None,
 ) -> RunSummary:
     """Play every game of the schedule that the store does not hold yet, then rate them all.
 
@@ -174,7 +176,8 @@ def run(
     the stop are stored, uncounted); `status` is shown on the progress line (default: the config's rule).
     `secret` keys a new store's deals (default: random; `arena run --secret`); a store keeps its own.
     `pin`: a local pool puts each worker and its bots on a CPU of their own where `affinity.worker_cpus`
-    allows it (`arena run --no-pin`: never).
+    allows it (`arena run --no-pin`: never). Every replay is signed with the organiser's key
+    (`signed.ReplaySigner`): `key_file` (`arena run --key`), by default `STORE.key.pem` beside the store.
     """
     n_workers = concurrency or config.concurrency or os.cpu_count() or 1
     restart = config.restart_bots if restart_bots is None else restart_bots
@@ -182,6 +185,7 @@ def run(
     rules = config.rules_key()
     keys = [config.game_key(g, rules) for g in schedule]  # keyed once: the store checks them, the tasks carry them
     check_outputs(config)
+    signer = ReplaySigner.for_run(config, key_file)
     store = open_store(config, fresh, secret, keys)
     try:
         for line in changed_lines(store.changed):
@@ -207,7 +211,8 @@ def run(
             top = leaderboard(ratings.current(), names)[0]
             return f"{clean(top.name, NAME_CHARS)} ({top.score:.2f})"
 
-        state = _Coordinator(store, unrated.append, progress, leader, notices if notices is not None else sys.stderr)
+        state = _Coordinator(store, unrated.append, progress, leader, notices if notices is not None else sys.stderr,
+                             signer)
         ends = {g.round: g.index + 1 for g in schedule}  # one past each round's last index
 
         def record_stop(after: int) -> None:
@@ -270,6 +275,7 @@ class _Coordinator:
     progress: Progress | None
     leader: Callable[[], str]
     notices: TextIO
+    signer: ReplaySigner | None = None  # signs each game's replay before it is stored
     played: int = 0
     decisions: int = 0
     workers_lost: int = 0
@@ -310,6 +316,8 @@ class _Coordinator:
             raise RunnerError(self.bug_report(event))
 
     def finished(self, game: StoredGame, gate: RoundGate) -> None:
+        if self.signer is not None:
+            self.signer.sign(game)  # before the commit: a stored game's replay is always signed
         self.store.record(game)
         self.rate(game.rated())
         self.played += 1
