@@ -20,7 +20,6 @@ from arena.sandbox import probe as probe_module
 from arena.sandbox.policy import SandboxPolicy, Scratch, policy_from_mapping
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.config import sandbox as config_sandbox
-from arena.tournament.config import from_yaml
 
 from .conftest import ROOT
 
@@ -90,7 +89,7 @@ def test_policy_from_mapping_keeps_the_base():
 
 
 def test_a_config_asking_for_the_sandbox_is_refused_where_it_cannot_run(tmp_path, monkeypatch):
-    monkeypatch.setattr(from_yaml, "probe", lambda: UNAVAILABLE)  # the default
+    monkeypatch.setattr(tconfig, "probe", lambda: UNAVAILABLE)  # the default
     monkeypatch.setattr(config_sandbox, "probe", lambda: UNAVAILABLE)  # the refusal
     with pytest.raises(ConfigError, match="sandbox is asked for but cannot run on this machine: bubblewrap"):
         tconfig.parse(config(tmp_path, sandbox=True), tmp_path / "t.yaml")

@@ -1,7 +1,7 @@
 """One play setup, built in code: the typed value every way of playing composes (a tournament's YAML,
 `arena match`, the ladder), and `build`, which checks it whole and gives the `TournamentConfig` games run on.
 
-YAML is one way in (`from_yaml.parse` reads a file's keys into a `PlaySetup`, then builds it); the
+YAML is one way in (`tournament.parse` reads a file's keys into a `PlaySetup`, then builds it); the
 match and the ladder make a `PlaySetup` directly. Either way every mistake is listed at once, each named
 where it is (`entrants[2].command[0]` in a file, `NEW.command[0]` in a match) with what to fix.
 """
@@ -25,7 +25,7 @@ from arena.tournament.config.cluster import ClusterError, ClusterSpec
 from arena.tournament.config.entrants import EntrantConfig, EntrantSetup, check_entrant
 from arena.tournament.config.reader import Reader, join
 from arena.tournament.config.sandbox import folders_of, named_files, overlaps, private_paths, with_outputs
-from arena.tournament.config.tournament import TournamentConfig
+from arena.tournament.config.tournament_config import TournamentConfig
 from arena.tournament.schedule import plan as sched
 from arena.tournament.schedule.plan import SHARED_DEALS_WARNING, Deals, Fill, Format, Rotations, ScheduleError, ScheduleSpec
 
