@@ -78,10 +78,6 @@ class PlaySetup:
     def base_sandbox(self) -> SandboxPolicy:
         return self.sandbox if self.sandbox is not None else SandboxPolicy(enabled=probe().sandbox)
 
-    def with_entrant(self, entrant: EntrantSetup) -> "PlaySetup":
-        """The same setup with one more entrant (the ladder's field growing)."""
-        return replace(self, entrants=(*self.entrants, entrant))
-
     def reader(self) -> Reader:
         return Reader(self.file, self.label)
 
