@@ -105,20 +105,8 @@ def read_setup(r: Reader, data: Any, file: Path) -> tuple[PlaySetup, Checked]:
     schedule = r.attempt(lambda: _schedule(r, top.get("schedule")), None)
     scheduled = check_schedule(r, schedule, spec, ready, entrants_ok, seats, seed) if schedule is not None else None
     stop = r.attempt(lambda: read_stop(r, top.get("stop")), None)
-    integer = r.integer
-    time_control = r.attempt(lambda: r.section(top.get("time_control"), "time_control", TimeControl, {
-        "decision_ms": lambda v, w: integer(v, w, minimum=1),
-        "bank_ms": lambda v, w: integer(v, w, minimum=0, allow_null=True),
-        "increment_ms": lambda v, w: integer(v, w, minimum=0),
-        "startup_ms": lambda v, w: integer(v, w, minimum=1),
-        "shutdown_ms": lambda v, w: integer(v, w, minimum=0),
-        "game_ms": lambda v, w: integer(v, w, minimum=1, allow_null=True),
-    }), TimeControl())
-    limits = r.attempt(lambda: r.section(top.get("limits"), "limits", Limits, {
-        "cpu_seconds": lambda v, w: integer(v, w, minimum=1, allow_null=True),
-        "memory_mb": lambda v, w: integer(v, w, minimum=1, allow_null=True),
-        "max_line_bytes": lambda v, w: integer(v, w, minimum=1024),
-    }), Limits())
+    time_control = read_time_control(r, top.get("time_control"))
+    limits = read_limits(r, top.get("limits"))
     policy = r.attempt(lambda: r.choice(top.get("fault_policy", "forfeit"), "fault_policy", FaultPolicy),
                        FaultPolicy.FORFEIT)
     concurrency = r.attempt(lambda: r.integer(top.get("concurrency"), "concurrency", minimum=1, allow_null=True), None)
@@ -133,6 +121,29 @@ def read_setup(r: Reader, data: Any, file: Path) -> tuple[PlaySetup, Checked]:
         replays=replays, report=report, keep_logs=keep_logs, cluster=cluster, stop=stop,
     )
     return setup, Checked(game_options, ready, seats, scheduled)
+
+
+def read_time_control(r: Reader, value: Any, where: str = "time_control") -> TimeControl:
+    """`time_control:` over the referee's defaults (TimeControl); the defaults with the mistake noted."""
+    integer = r.integer
+    return r.attempt(lambda: r.section(value, where, TimeControl, {
+        "decision_ms": lambda v, w: integer(v, w, minimum=1),
+        "bank_ms": lambda v, w: integer(v, w, minimum=0, allow_null=True),
+        "increment_ms": lambda v, w: integer(v, w, minimum=0),
+        "startup_ms": lambda v, w: integer(v, w, minimum=1),
+        "shutdown_ms": lambda v, w: integer(v, w, minimum=0),
+        "game_ms": lambda v, w: integer(v, w, minimum=1, allow_null=True),
+    }), TimeControl())
+
+
+def read_limits(r: Reader, value: Any, where: str = "limits") -> Limits:
+    """`limits:` over the referee's defaults (Limits); the defaults with the mistake noted."""
+    integer = r.integer
+    return r.attempt(lambda: r.section(value, where, Limits, {
+        "cpu_seconds": lambda v, w: integer(v, w, minimum=1, allow_null=True),
+        "memory_mb": lambda v, w: integer(v, w, minimum=1, allow_null=True),
+        "max_line_bytes": lambda v, w: integer(v, w, minimum=1024),
+    }), Limits())
 
 
 def _root(r: Reader, top: dict[str, Any], config_dir: Path) -> Path:
