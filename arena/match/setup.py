@@ -21,6 +21,7 @@ from arena.games.base import GameSpec
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps
 from arena.sandbox.policy import SandboxPolicy
+from arena.sandbox.probe import probe
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.config.entrants import EntrantSetup, command_words
 from arena.tournament.config.reader import Reader, join
@@ -98,8 +99,11 @@ def build(req: MatchRequest, cwd: Path | None = None) -> TournamentConfig:
         except ConfigError as exc:
             raise MatchError(str(exc)) from None
     sandbox = lent.base_sandbox()
-    if req.sandbox is False:
-        sandbox = replace(sandbox, enabled=False)
+    if req.sandbox is not None:
+        sandbox = replace(sandbox, enabled=req.sandbox)
+    if req.sandbox and not probe().sandbox:
+        raise MatchError(f"--sandbox: the sandbox cannot run on this machine: {probe().reason} "
+                         "(--no-sandbox only for bots you trust)")
     known = {e.name: e if req.sandbox is not False else replace(e, sandbox=replace(e.sandbox or sandbox, enabled=False))
              for e in lent.entrants}
     reader = lent.reader()

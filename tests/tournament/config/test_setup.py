@@ -69,3 +69,17 @@ def test_a_match_command_with_quoted_spaces_splits_as_in_a_tournament(tmp_path: 
                              games=2, sandbox=False), cwd=tmp_path)
     assert cfg.entrants[0].command[1:] == (str(folder / "bot.py"), "--salt", "a")
     assert [e.name for e in cfg.entrants] == ["new", "old"]
+
+
+def test_a_match_plays_unsandboxed_where_the_sandbox_cannot_run_unless_asked_for(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.sandbox import probe as probe_module
+
+    missing = probe_module.Support(None, "bubblewrap (bwrap) is not installed", False, None)
+    monkeypatch.setattr("arena.tournament.config.setup.probe", lambda: missing)
+    monkeypatch.setattr("arena.match.setup.probe", lambda: missing)
+    req = MatchRequest(game="kododo", new=f"python3 {BOT}", old=f"python3 {BOT} --salt b", games=2)
+    cfg = build(req, cwd=tmp_path)  # the default: on where it runs (arena match warns about the plain bots)
+    assert not any(e.sandbox.enabled for e in cfg.entrants)
+    with pytest.raises(MatchError, match="--sandbox: the sandbox cannot run on this machine: bubblewrap"):
+        build(MatchRequest(**{**req.__dict__, "sandbox": True}), cwd=tmp_path)
