@@ -1,6 +1,8 @@
 """The server's config: one competition (game, seats, clocks, limits, ladder rules, folders).
 
-YAML in, a typed `ServerConfig` out; unknown keys and wrong types are refused naming the key. The admin
+YAML in, a typed `ServerConfig` out, read by the tournament configs' reader: unknown keys and wrong
+types refused naming the key, every mistake listed at once, commands split and their placeholders
+({python}, {config_dir}) expanded as an entrant's are. The admin
 credential is never in the YAML: it comes from $ARENA_ADMIN_TOKEN, or from the file `admin_token_file`
 names (created with a fresh token, mode 0600, when it does not exist yet).
 """
@@ -10,19 +12,19 @@ from __future__ import annotations
 import dataclasses
 import os
 import secrets
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-import yaml
-
-from arena.errors import ConfigError, GameError, ServerError
-from arena.games.registry import get_game
+from arena.errors import ConfigError, ServerError
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 from arena.ladder.uploads.archive import ArchiveLimits
 from arena.build.runner import BuildSettings, parse_settings
+from arena.tournament.config.entrants import command_words, substitute
+from arena.tournament.config.reader import Reader, join, kind
+from arena.tournament.config.setup import check_game, check_players
+from arena.tournament.config.tournament import read_limits, read_time_control, read_yaml
 
 ADMIN_ENV = "ARENA_ADMIN_TOKEN"
 DEFAULT_RUNTIMES = ("python3", "node", "perl")
@@ -104,97 +106,142 @@ class ServerConfig:
         return token
 
 
-_TOP = {"name", "game", "options", "players", "time_control", "limits", "ladder", "uploads", "data", "runtimes",
+TOP_KEYS = {"name", "game", "options", "players", "time_control", "limits", "ladder", "uploads", "data", "runtimes",
         "house_bots", "host", "port", "submissions_per_minute", "max_request_kb", "admin_token_file", "root", "build"}
 
 
-def _fail(file: Path, where: str, message: str) -> ConfigError:
-    return ConfigError(f"{file}: {where}: {message}")
-
-
-def _section(file: Path, data: Any, where: str, cls: type[Any], kinds: Mapping[str, type | tuple[type, ...]]) -> Any:
-    if data is None:
-        return cls()
-    if not isinstance(data, dict):
-        raise _fail(file, where, "expected a mapping")
-    names = {f.name for f in dataclasses.fields(cls)}
-    values = {}
-    for key, value in data.items():
-        if key not in names:
-            raise _fail(file, f"{where}.{key}", f"unknown key (known: {', '.join(sorted(names))})")
-        kind = kinds.get(key, int)
-        if value is not None and (isinstance(value, bool) and kind is not bool or not isinstance(value, kind)):
-            raise _fail(file, f"{where}.{key}", f"expected {getattr(kind, '__name__', kind)}, got {value!r}")
-        values[key] = value
-    try:
-        return cls(**values)
-    except (TypeError, ValueError) as exc:
-        raise _fail(file, where, str(exc)) from None
-
-
 def load(path: str | os.PathLike[str]) -> ServerConfig:
+    """Read and check a server config file; one ConfigError lists every mistake, each naming its key."""
     file = Path(path)
-    try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{file}: no such config file") from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{file}: cannot read the config: {exc}") from None
-    return parse(data, file)
+    return parse(read_yaml(file), file)
 
 
 def parse(data: Any, file: Path) -> ServerConfig:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{file}: expected a mapping at the top")
-    for key in data:
-        if key not in _TOP:
-            hint = " (the admin token never goes in the YAML: use $ARENA_ADMIN_TOKEN or admin_token_file)" if "admin" in str(key) else ""
-            raise _fail(file, str(key), f"unknown key{hint}")
-    root = file.resolve().parent
-    if "root" in data:
-        root = (root / str(data["root"])).resolve()
-    if "game" not in data:
-        raise _fail(file, "game", "required (`arena games` lists them)")
-    try:
-        spec = get_game(str(data["game"]))
-        options = spec.resolve_options(data.get("options") or {})
-        players = int(data.get("players", spec.min_seats))
-        spec.check_seats(players)
-    except (GameError, TypeError, ValueError) as exc:
-        raise _fail(file, "game", str(exc)) from None
-    tc = _section(file, data.get("time_control"), "time_control", TimeControl, {"bank_ms": (int, type(None))})
-    limits = _section(file, data.get("limits"), "limits", Limits, {})
-    ladder = _section(file, data.get("ladder"), "ladder", LadderRules, {"closeness": (int, float), "duplicate": bool})
-    archive = _section(file, data.get("uploads"), "uploads", ArchiveLimits, {"max_ratio": (int, float)})
-    house = []
-    for i, item in enumerate(data.get("house_bots") or []):
-        if not isinstance(item, dict) or set(item) - {"name", "command"} or "command" not in item:
-            raise _fail(file, f"house_bots[{i}]", "expected {name, command}")
-        command = item["command"]
-        argv = command.split() if isinstance(command, str) else [str(a) for a in command]
-        argv = [a.replace("{python}", sys.executable) for a in argv]
-        argv = [str(root / a) if ("/" in a and not a.startswith("/")) else a for a in argv]
-        house.append(HouseBot(str(item.get("name", f"house-{i + 1}")), tuple(argv)))
-    token_file = data.get("admin_token_file")
-    runtimes = tuple(str(r) for r in data.get("runtimes") or DEFAULT_RUNTIMES)
-    return ServerConfig(
+    """The server config in `data`, read by the tournament configs' reader (one command splitter, one
+    placeholder expansion, every mistake listed at once)."""
+    r = Reader(file)
+    top: dict[str, Any] | None = r.attempt(lambda: _top(r, data), None)
+    if top is None:
+        r.done()
+    assert top is not None
+    config_dir = file.resolve().parent
+    root = config_dir if "root" not in top else r.attempt(lambda: (config_dir / r.string(top["root"], "root")).resolve(), config_dir)
+    game = r.attempt(lambda: r.string(top["game"], "game"), "") if "game" in top else ""
+    options: dict[str, Any] = {}
+    if not isinstance(top.get("options") or {}, dict):
+        r.note("options", f"expected a mapping of game options, got {kind(top['options'])}")
+    else:
+        options = dict(top.get("options") or {})
+    spec, resolved = check_game(r, game, options)
+    players: int | None = r.attempt(lambda: r.integer(top["players"], "players", minimum=1), None) if "players" in top else None
+    if spec is not None and (players is not None or "players" not in top):
+        players = check_players(r, players if players is not None else spec.min_seats, spec, 0)
+    tc = read_time_control(r, top.get("time_control"))
+    limits = read_limits(r, top.get("limits"))
+    ladder = r.attempt(lambda: r.section(top.get("ladder"), "ladder", LadderRules, _ladder_checks(r)), LadderRules())
+    archive = r.attempt(lambda: r.section(top.get("uploads"), "uploads", ArchiveLimits, _archive_checks(r)), ArchiveLimits())
+    house = _house_bots(r, top.get("house_bots"), root, config_dir)
+    text = _text(r, top)
+    number = _number(r, top)
+    token_file = text("admin_token_file", None)
+    runtimes = tuple(r.attempt(lambda: [r.string(v, join("runtimes", j)) for j, v in
+                                        enumerate(r.listing(top.get("runtimes") or list(DEFAULT_RUNTIMES), "runtimes"))],
+                               list(DEFAULT_RUNTIMES)))
+    build = r.attempt(lambda: _build(r, top.get("build")), None)
+    config = ServerConfig(
         path=file,
-        name=str(data.get("name", file.stem)),
-        game=spec.name,
-        options=options,
-        players=players,
+        name=text("name", file.stem) or file.stem,
+        game=spec.name if spec is not None else game,
+        options=resolved,
+        players=players or 0,
         time_control=tc,
         limits=limits,
         ladder=ladder,
         archive=archive,
-        data=(root / str(data.get("data", f"out/{file.stem}-server"))).resolve(),
+        data=(root / (text("data", f"out/{file.stem}-server") or "")).resolve(),
         runtimes=runtimes,
-        house_bots=tuple(house),
-        host=str(data.get("host", "127.0.0.1")),
-        port=int(data.get("port", 8750)),
-        submissions_per_minute=int(data.get("submissions_per_minute", 6)),
-        max_request_bytes=int(data.get("max_request_kb", 8192)) * 1024,
-        admin_token_file=(root / str(token_file)).resolve() if token_file else None,
-        build=parse_settings(data.get("build"), f"{file}: build"),
-        raw=data,
+        house_bots=house,
+        host=text("host", "127.0.0.1") or "127.0.0.1",
+        port=number("port", 8750, 1, 65535),
+        submissions_per_minute=number("submissions_per_minute", 6, 1),
+        max_request_bytes=number("max_request_kb", 8192, 1) * 1024,
+        admin_token_file=(root / token_file).resolve() if token_file else None,
+        build=build if build is not None else parse_settings(None),
+        raw=top,
     )
+    r.done()
+    return config
+
+
+def _top(r: Reader, data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        r.fail("", f"expected a mapping of keys to values at the top, got {kind(data)}")
+    for key in data:
+        if key not in TOP_KEYS:
+            hint = " (the admin token never goes in the YAML: use $ARENA_ADMIN_TOKEN or admin_token_file)" if "admin" in str(key) else ""
+            r.note(str(key), f"unknown key{hint} (expected one of: {', '.join(sorted(TOP_KEYS))})")
+    if "game" not in data:
+        r.note("game", "missing (required; `arena games` lists them)")
+    return {k: v for k, v in data.items() if k in TOP_KEYS}
+
+
+def _build(r: Reader, value: Any) -> BuildSettings:
+    try:
+        return parse_settings(value, "build")
+    except ConfigError as exc:
+        r.fail("", str(exc))
+
+
+def _text(r: Reader, top: dict[str, Any]) -> Callable[[str, str | None], str | None]:
+    def text(key: str, default: str | None) -> str | None:
+        return default if top.get(key) is None else r.attempt(lambda: r.string(top[key], key), default)
+    return text
+
+
+def _number(r: Reader, top: dict[str, Any]) -> Callable[..., int]:
+    def number(key: str, default: int, minimum: int, maximum: int | None = None) -> int:
+        value: int = r.attempt(lambda: r.integer(top.get(key, default), key, minimum=minimum), default)
+        if maximum is not None and value > maximum:
+            r.note(key, f"expected a number <= {maximum}, got {value}")
+        return value
+    return number
+
+
+def _real(r: Reader, value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        r.fail(where, f"expected a number, got {kind(value)}")
+    return float(value)
+
+
+def _ladder_checks(r: Reader) -> dict[str, Callable[[Any, str], Any]]:
+    whole: dict[str, Callable[[Any, str], Any]] = {
+        name: (lambda v, w: r.integer(v, w, minimum=0)) for name in ("min_games", "check_games", "seed")}
+    return {**whole, "fault_limit": lambda v, w: r.integer(v, w, minimum=1), "workers": lambda v, w: r.integer(v, w, minimum=1),
+            "closeness": lambda v, w: _real(r, v, w), "duplicate": lambda v, w: r.boolean(v, w)}
+
+
+def _archive_checks(r: Reader) -> dict[str, Callable[[Any, str], Any]]:
+    checks: dict[str, Callable[[Any, str], Any]] = {
+        f.name: (lambda v, w: r.integer(v, w, minimum=1)) for f in dataclasses.fields(ArchiveLimits)}
+    return {**checks, "max_ratio": lambda v, w: _real(r, v, w)}
+
+
+def _house_bots(r: Reader, value: Any, root: Path, config_dir: Path) -> tuple[HouseBot, ...]:
+    """Each house bot's command split as a tournament entrant's is (quotes keep spaces), its placeholders
+    ({python}, {config_dir}) expanded and its relative paths made absolute from the root."""
+    items: list[Any] = r.attempt(lambda: r.listing(value or [], "house_bots"), [])
+    house = []
+    for i, item in enumerate(items):
+        where = join("house_bots", i)
+        bot = r.attempt(lambda: _house_bot(r, item, where, i, root, config_dir), None)
+        if bot is not None:
+            house.append(bot)
+    return tuple(house)
+
+
+def _house_bot(r: Reader, item: Any, where: str, i: int, root: Path, config_dir: Path) -> HouseBot:
+    data = r.mapping(item, where, {"name", "command"}, required={"command"})
+    name = r.string(data["name"], join(where, "name")) if "name" in data else f"house-{i + 1}"
+    argv = [substitute(a, config_dir) for a in command_words(r, data["command"], join(where, "command"))]
+    argv = [str(root / a) if ("/" in a and not a.startswith("/")) else a for a in argv]
+    return HouseBot(name, tuple(argv))

@@ -10,8 +10,8 @@ one transaction; games in flight when the server stops are discarded at the next
 
 from __future__ import annotations
 
-import dataclasses
 import random
+from dataclasses import replace
 import secrets
 import sys
 import threading
@@ -31,8 +31,11 @@ from arena.audit.signing import sign_replay
 from arena.ladder.supervisor import CheckGate, Part
 from arena.rng import new_secret, random_seed
 from arena.textsafe import clean
-from arena.tournament.config.entrants import EntrantConfig
-from arena.tournament.config.tournament import LIMITS_KEYS, TournamentConfig, parse
+from arena.errors import ServerError
+from arena.sandbox.policy import SandboxPolicy
+from arena.tournament.config.entrants import EntrantSetup
+from arena.tournament.config.setup import PlaySetup
+from arena.tournament.config.tournament_config import TournamentConfig
 from arena.tournament.run.executor import Executor
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, WorkerBug, WorkerLost
 from arena.tournament.run.player import PlayerSetup
@@ -43,34 +46,44 @@ from arena.core.scheduled import ScheduledGame
 from arena.ladder.states import BotState
 
 
-def _entrant(bot: Any, i: int) -> dict[str, Any]:
+def _entrant(bot: Any, i: int) -> EntrantSetup:
     # ARENA_SEED as in a check game (`arena play` gives one): 63 random bits, so its presence or its value
     # tells no bot whether it is being checked or playing the ladder
-    return {"name": f"bot{bot['id']}" + (f"-pad{i}" if i else ""), "command": loads(bot["command"]), "cwd": bot["folder"],
-            "env": {"ARENA_SEED": str(random_seed())}}
+    return EntrantSetup(f"bot{bot['id']}" + (f"-pad{i}" if i else ""), tuple(str(a) for a in loads(bot["command"])),
+                        cwd=bot["folder"], env={"ARENA_SEED": str(random_seed())})
+
+
+def ladder_setup(config: ServerConfig, sandbox: bool) -> PlaySetup:
+    """What every ladder game shares (the server config's game, seats, clocks, limits, sandbox), no entrant yet."""
+    return PlaySetup(
+        file=config.data / "ladder.yaml",  # never written: names the folder relative paths would use
+        name=config.name, game=config.game, options=dict(config.options), players=config.players, entrants=(),
+        root=Path("/"), seed=config.ladder.seed, sandbox=SandboxPolicy(enabled=sandbox),
+        time_control=config.time_control, limits=config.limits,
+        store=config.data / "ladder-workers.sqlite", replays=config.replays,
+        keep_logs=True,  # each bot's stderr per step: its owner reads it beside each step
+    )
+
+
+def with_bots(setup: PlaySetup, bots: list[Any], pads: list[Any], field: TournamentConfig | None = None) -> TournamentConfig:
+    """`field` (or a new config) with one entrant per bot added in code, in order. Bots are checked k at a
+    time (one table each, so the checks stay cheap), a short group filled with pads (other bots, dropped after)."""
+    k = setup.players or 2
+    entrants = list(field.entrants) if field is not None else []
+    for start in range(0, len(bots), k):
+        group = [_entrant(b, 0) for b in bots[start:start + k]]
+        group += [_entrant(pads[j], 1 + j) for j in range(k - len(group))]
+        built = replace(setup, entrants=tuple(group)).build()
+        entrants.extend(built.entrants[: len(bots[start:start + k])])
+        field = field or built
+    if field is None:
+        raise ServerError("the ladder has no bots to play")
+    return replace(field, entrants=tuple(entrants))
 
 
 def tournament_config(config: ServerConfig, bots: list[Any], sandbox: bool) -> TournamentConfig:
     """A `TournamentConfig` whose entrant i is bots[i], for the executor's workers."""
-    tc = config.time_control
-    base = {
-        "name": config.name, "game": config.game, "options": dict(config.options), "players": config.players,
-        "root": "/", "seed": config.ladder.seed, "sandbox": sandbox,
-        "time_control": tc.to_json(),  # the one form, every field (game_ms too)
-        "limits": {k: getattr(config.limits, k) for k in LIMITS_KEYS},
-        "output": {"store": str(config.data / "ladder-workers.sqlite"), "replays": str(config.replays),
-                   "keep_logs": True},  # each bot's stderr per step: its owner reads it beside each step
-    }
-    file = config.data / "ladder.yaml"  # never written: names the folder relative paths would use
-    entrants: list[EntrantConfig] = []
-    k = config.players
-    for start in range(0, len(bots), k):  # k at a time: one table each, so parsing stays cheap
-        group = [_entrant(b, 0) for b in bots[start:start + k]]
-        group += [_entrant(bots[j], 1 + j) for j in range(k - len(group))]
-        parsed = parse({**base, "entrants": group}, file)
-        entrants.extend(parsed.entrants[: len(bots[start:start + k])])
-    first = parse({**base, "entrants": [_entrant(b, 0) for b in bots[:k]]}, file)
-    return dataclasses.replace(first, entrants=tuple(entrants))
+    return with_bots(ladder_setup(config, sandbox), bots, bots)
 
 
 def publish(key: Ed25519PrivateKey, server: str, game_id: int, played: Played, replay: str | None,
@@ -109,7 +122,9 @@ class Ladder:
         self.stopping = threading.Event()
         self.wake = threading.Event()
         self.executor: Executor | None = None
+        self.setup = ladder_setup(config, sandbox)
         self.field: tuple[int, ...] = ()  # bot ids the executor's workers know, in entrant order
+        self.tournament: TournamentConfig | None = None  # their entrants: grown in code as bots join
         self.inflight: dict[int, GameTask] = {}
         self.queued: deque[GameTask] = deque()  # reserved, waiting for room in the executor
         self.played = 0
@@ -180,7 +195,11 @@ class Ladder:
                 self.wake.clear()
 
     def _open(self, bots: list[Any]) -> None:
-        setup = PlayerSetup(tournament_config(self.config, bots, self.sandbox), secret=self.secret)
+        known = set(self.field)
+        joined = [b for b in bots if int(b["id"]) not in known]
+        if joined or self.tournament is None:  # the field grows: each new bot an entrant added to the config
+            self.tournament = with_bots(self.setup, joined, bots, self.tournament)
+        setup = PlayerSetup(self.tournament, secret=self.secret)
         executor: Executor
         if self.cluster is not None:
             from arena.tournament.run.dask_pool import DaskExecutor
@@ -189,7 +208,7 @@ class Ladder:
         else:
             executor = LocalPool(self.config.ladder.workers)
         executor.start(setup)
-        self.executor, self.field = executor, tuple(int(b["id"]) for b in bots)
+        self.executor, self.field = executor, (*self.field, *(int(b["id"]) for b in joined))
 
     def _close(self, interrupted: bool) -> None:
         executor, self.executor = self.executor, None

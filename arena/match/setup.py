@@ -1,4 +1,4 @@
-"""What `arena match` plays, as a tournament config: NEW, OLD and the fillers as entrants 0, 1, 2..,
+"""What `arena match` plays, as a play setup built in code: NEW, OLD and the fillers as entrants 0, 1, 2..,
 the match schedule (`schedule.Format.MATCH`), and a store whose name follows from what the games are,
 so that the same command resumes it. Everything else (the runner, the executor, the sandbox, faults,
 the store, resuming) is the tournament's own.
@@ -11,24 +11,27 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
-
-import yaml
+from typing import Mapping, Sequence
 
 import arena
 from arena.errors import ConfigError, GameError, MatchError
 from arena.games.base import GameSpec
 from arena.games.registry import get_game
 from arena.jsonvalue import JSON, dumps
+from arena.sandbox.policy import SandboxPolicy
+from arena.sandbox.probe import probe
 from arena.tournament.config import tournament as tconfig
+from arena.tournament.config.entrants import EntrantSetup, command_words
+from arena.tournament.config.reader import Reader, join
+from arena.tournament.config.setup import PlaySetup, ScheduleSetup
 from arena.tournament.config.tournament import TournamentConfig
-from arena.tournament.schedule.plan import Format
+from arena.tournament.schedule.plan import Fill, Format
 
 SAMPLE_BOTS = Path(arena.__file__).resolve().parent.parent / "sample_bots" / "python"  # the generic random bot
-# Settings a `--config` lends a match; its schedule, entrants, outputs and stop rule are the match's own.
-LENT_KEYS = ("options", "time_control", "limits", "sandbox", "fault_policy", "root", "restart_bots")
+# A `--config` lends a match its options, clocks, limits, sandbox, fault policy, root and restart_bots;
+# its schedule, entrants (NEW and OLD may name them), outputs, executor and stop rule are the match's own.
 
 
 @dataclass(frozen=True)
@@ -59,12 +62,14 @@ def default_fillers(spec: GameSpec) -> list[list[str]]:
     return bots
 
 
-def _entrant(name: str, text: str, known: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """One entrant; a bot given as a command may share its folder with the others (a match compares
-    one author's versions, usually side by side in one checkout)."""
-    if text in known:
-        return {**known[text], "name": name}
-    return {"name": name, "command": text, "sandbox": {"shared_folder": True}}
+def _entrant(name: str, label: str, given: str | Sequence[str], known: Mapping[str, EntrantSetup],
+             sandbox: SandboxPolicy, reader: Reader) -> EntrantSetup:
+    """One entrant: a config's, by its name, or a command (a string is split as a shell would) that may
+    share its folder with the others (a match compares one author's versions, usually side by side)."""
+    if isinstance(given, str) and given in known:
+        return replace(known[given], name=name, label=label)
+    command = tuple(given) if not isinstance(given, str) else command_words(reader, given, join(label, "command"))
+    return EntrantSetup(name, command, sandbox=replace(sandbox, shared_folder=True), label=label)
 
 
 def build(req: MatchRequest, cwd: Path | None = None) -> TournamentConfig:
@@ -82,50 +87,46 @@ def build(req: MatchRequest, cwd: Path | None = None) -> TournamentConfig:
         raise MatchError("--keep-logs writes each bot's stderr lines into the games' replays: give --replays DIR too")
     if req.games < 2:
         raise MatchError(f"--games {req.games}: a match needs at least one pair of games (2)")
-    base: dict[str, Any] = {}
-    known: dict[str, Mapping[str, Any]] = {}
-    file = (cwd or Path.cwd()) / "arena-match.yaml"  # relative paths resolve from the current folder
-    if req.config is not None:
-        raw = tconfig.load(req.config).raw
-        base = {k: raw[k] for k in LENT_KEYS if k in raw}
-        known = {str(e["name"]): e for e in raw.get("entrants", []) if isinstance(e, dict) and "name" in e}
-        file = req.config
-    fillers: list[Any] = list(req.fill) or ([] if players == 2 else default_fillers(spec))
+    fillers: list[str | Sequence[str]] = list(req.fill) or ([] if players == 2 else list(default_fillers(spec)))
     if players == 2 and req.fill:
         raise MatchError("--fill is for games of 3 or more players (--players): 2 players are NEW and OLD alone")
-    entrants = [_entrant("new", req.new, known), _entrant("old", req.old, known)]
-    entrants += [_entrant(f"fill{i + 1}", f, known) if isinstance(f, str)
-                 else {"name": f"fill{i + 1}", "command": f, "sandbox": {"shared_folder": True}}
-                 for i, f in enumerate(fillers)]
-    options = {**(base.get("options") or {}), **req.options}
-    data: dict[str, Any] = {**base, "name": f"match-{req.game}", "game": req.game, "players": players,
-                            "entrants": entrants, "seed": req.seed, "options": options,
-                            "schedule": {"rounds": req.games // 2, "fill": "cycle"}}
-    if req.sandbox is False:
-        data["sandbox"] = False
-    if "root" in data:
-        data["root"] = str((file.resolve().parent / str(data["root"])).resolve())
-    output: dict[str, Any] = {}
-    if req.replays is not None:
-        output["replays"] = str(req.replays.resolve())
-        output["keep_logs"] = req.keep_logs
-    if req.store is not None:
-        output["store"] = str(req.store.resolve())
-    cfg = _parse({**data, "output": output}, file, req.unpaired)
-    if req.store is None:  # named after what the games are; parsed again so the sandbox hides the real store
-        output["store"] = str((cwd or Path.cwd()).resolve() / "out" / f"match-{req.game}-{store_key(cfg)}.sqlite")
-        cfg = _parse({**data, "output": output}, file, req.unpaired)
-    return cfg
-
-
-def _parse(data: dict[str, Any], file: Path, unpaired: bool) -> TournamentConfig:
+    here = (cwd or Path.cwd()).resolve()
+    # with no --config, relative paths resolve from the current folder and mistakes name the arguments
+    lent = PlaySetup(file=here / "arena-match.yaml", game=req.game, entrants=(), label="")
+    if req.config is not None:
+        try:
+            lent = tconfig.load_setup(req.config)
+        except ConfigError as exc:
+            raise MatchError(str(exc)) from None
+    sandbox = lent.base_sandbox()
+    if req.sandbox is not None:
+        sandbox = replace(sandbox, enabled=req.sandbox)
+    if req.sandbox and not probe().sandbox:
+        raise MatchError(f"--sandbox: the sandbox cannot run on this machine: {probe().reason} "
+                         "(--no-sandbox only for bots you trust)")
+    known = {e.name: e if req.sandbox is not False else replace(e, sandbox=replace(e.sandbox or sandbox, enabled=False))
+             for e in lent.entrants}
+    reader = lent.reader()
     try:
-        cfg = tconfig.parse(yaml.safe_load(yaml.safe_dump(data)), file)
+        entrants = [_entrant("new", "NEW", req.new, known, sandbox, reader),
+                    _entrant("old", "OLD", req.old, known, sandbox, reader)]
+        entrants += [_entrant(f"fill{i + 1}", join("entrants", i + 2), f, known, sandbox, reader)
+                     for i, f in enumerate(fillers)]
+        setup = replace(
+            lent, name=f"match-{req.game}", game=req.game, players=players, entrants=tuple(entrants), seed=req.seed,
+            options={**lent.options, **req.options}, sandbox=sandbox, concurrency=None, cluster=None, stop=None,
+            schedule=ScheduleSetup(format=Format.MATCH_UNPAIRED if req.unpaired else Format.MATCH,
+                                   rounds=req.games // 2, fill=Fill.CYCLE),
+            store=req.store.resolve() if req.store is not None else None,
+            replays=req.replays.resolve() if req.replays is not None else None, report=None,
+            keep_logs=req.keep_logs,
+        )
+        cfg = setup.build()
+        if req.store is None:  # named after what the games are; built again so the sandbox hides the real store
+            cfg = replace(setup, store=here / "out" / f"match-{req.game}-{store_key(cfg)}.sqlite").build()
     except ConfigError as exc:
-        text = str(exc).replace(f"{file}: ", "" if file.name == "arena-match.yaml" else f"{file}: ")
-        raise MatchError(text.replace("entrants[0]", "NEW").replace("entrants[1]", "OLD")) from None
-    fmt = Format.MATCH_UNPAIRED if unpaired else Format.MATCH
-    return dataclasses.replace(cfg, schedule=dataclasses.replace(cfg.schedule, format=fmt))
+        raise MatchError(str(exc)) from None
+    return cfg
 
 
 def store_key(cfg: TournamentConfig) -> str:

@@ -1,2 +1,4 @@
-"""A tournament's configuration: the YAML read, validated and fingerprinted (tournament.py), the
-strict reader (reader.py), the sandbox (sandbox.py), stop-rule (stop.py) and cluster (cluster.py) sections."""
+"""A tournament's configuration: one play setup built in code (setup.py: `PlaySetup`, checked whole into
+the `TournamentConfig` of tournament_config.py), the YAML way in (tournament.py: `load`, `parse`), the
+strict reader (reader.py), the entrants (entrants.py), the sandbox (sandbox.py), stop-rule (stop.py) and
+cluster (cluster.py) sections."""

@@ -36,52 +36,75 @@ class EntrantConfig:
 
 
 
-def read_entrants(r: _Reader, value: Any, root: Path, config_dir: Path, sandbox: SandboxPolicy = SandboxPolicy()) -> list[EntrantConfig]:
-    """Every entrant, each of its keys checked (a mistake in one is noted and the others still read)."""
+@dataclass(frozen=True)
+class EntrantSetup:
+    """One entrant as given: its command's words with their placeholders ({python}, {config_dir}) kept."""
+
+    name: str
+    command: tuple[str, ...]
+    cwd: str | None = None  # from the setup's root; None: the root itself, shared (only the bot's files shown)
+    env: Mapping[str, str] = field(default_factory=dict)
+    sandbox: SandboxPolicy | None = None  # None: the setup's own
+    label: str = ""  # how mistakes name it ("entrants[2]", "NEW"); "" names it by its name
+
+
+def read_entrants(r: _Reader, value: Any, sandbox: SandboxPolicy) -> list[EntrantSetup]:
+    """Every entrant as written, each of its keys read (a mistake in one is noted and the others still read)."""
     items: list[Any] = r.attempt(lambda: r.listing(value, "entrants"), [])
     if isinstance(value, list) and not items:
         r.note("entrants", "expected at least one entrant")
-    out: list[EntrantConfig] = []
-    seen: dict[str, int] = {}
+    out: list[EntrantSetup] = []
     for i, item in enumerate(items):
-        entrant = r.attempt(lambda: _entrant(r, i, item, root, config_dir, sandbox, seen), None)
+        entrant = r.attempt(lambda: _read_entrant(r, i, item, sandbox), None)
         if entrant is not None:
             out.append(entrant)
     return out
 
 
-def _entrant(r: _Reader, i: int, item: Any, root: Path, config_dir: Path, sandbox: SandboxPolicy,
-             seen: dict[str, int]) -> EntrantConfig | None:
+def _read_entrant(r: _Reader, i: int, item: Any, sandbox: SandboxPolicy) -> EntrantSetup | None:
     where = _join("entrants", i)
     data = r.mapping(item, where, {"name", "command", "cwd", "env", "sandbox"}, required={"name", "command"})
-    before = len(r.errors)
-    name = r.attempt(lambda: _entrant_name(r, data["name"], where, seen, i), "")
-    cwd = r.attempt(lambda: _entrant_cwd(r, data.get("cwd"), root, where), root)
+    name = r.attempt(lambda: r.string(data["name"], _join(where, "name")), "")
+    cwd = r.attempt(lambda: None if data.get("cwd") is None else r.string(data["cwd"], _join(where, "cwd")), None)
     env: dict[str, str] = r.attempt(lambda: _env(r, data.get("env"), _join(where, "env")), {})
-    raw_command: tuple[str, ...] = r.attempt(lambda: _command(r, data["command"], _join(where, "command")), ())
-    command = tuple(_substitute(arg, config_dir) for arg in raw_command)
-    if command:
-        r.attempt(lambda: _check_program(r, command, root, _join(where, "command")), None)
+    command: tuple[str, ...] = r.attempt(lambda: command_words(r, data["command"], _join(where, "command")), ())
     policy = r.attempt(lambda: read_policy(r, data.get("sandbox"), _join(where, "sandbox"), sandbox), sandbox)
+    if not name or not command:  # nothing more to check; the other mistakes still let its program be looked for
+        return None
+    return EntrantSetup(name, command, cwd, env, policy, where)
+
+
+def check_entrant(r: _Reader, given: EntrantSetup, root: Path, config_dir: Path, sandbox: SandboxPolicy,
+                  seen: dict[str, str]) -> EntrantConfig | None:
+    """One entrant checked (a unique name, its folder and program there) and made ready to run."""
+    where = given.label or f"entrant {given.name!r}"
+    before = len(r.errors)
+    r.attempt(lambda: _entrant_name(r, given.name, where, seen), "")
+    cwd = r.attempt(lambda: _entrant_cwd(r, given.cwd, root, where), root)
+    if not given.command or not given.command[0]:
+        r.note(_join(where, "command"), "expected a command, got an empty one")
+    command = tuple(substitute(arg, config_dir) for arg in given.command)
+    if command and command[0]:
+        r.attempt(lambda: _check_program(r, command, root, _join(where, "command")), None)
     if len(r.errors) > before:
         return None
     raw_cwd = os.path.relpath(cwd, config_dir) if cwd.is_relative_to(config_dir) else str(cwd)
-    policy = replace(policy, show_cwd=data.get("cwd") is not None)  # the shared root is not the bot's folder
-    return EntrantConfig(name, _anchored(command, root), str(cwd), env, raw_command, raw_cwd, policy)
+    policy = replace(given.sandbox or sandbox, show_cwd=given.cwd is not None)  # the shared root is not the bot's folder
+    return EntrantConfig(given.name, _anchored(command, root), str(cwd), dict(given.env), given.command, raw_cwd, policy)
 
 
-def _entrant_name(r: _Reader, value: Any, where: str, seen: dict[str, int], i: int) -> str:
-    name = r.string(value, _join(where, "name"))
+def _entrant_name(r: _Reader, name: str, where: str, seen: dict[str, str]) -> str:
+    name = r.string(name, _join(where, "name"))
     if name in seen:
-        r.fail(_join(where, "name"), f"{name!r} is already the name of entrants[{seen[name]}]; names must be unique")
-    seen[name] = i
+        r.fail(_join(where, "name"), f"{name!r} is already the name of {seen[name]}; names must be unique")
+    seen[name] = where
     return name
 
 
-def _entrant_cwd(r: _Reader, value: Any, root: Path, where: str) -> Path:
+def _entrant_cwd(r: _Reader, value: str | None, root: Path, where: str) -> Path:
     if value is None:
         return root
-    cwd = (root / r.string(value, _join(where, "cwd"))).resolve()
+    cwd = (root / value).resolve()
     if not cwd.is_dir():
         r.fail(_join(where, "cwd"), f"folder {str(cwd)!r} does not exist")
     return cwd
@@ -100,7 +123,7 @@ def _env(r: _Reader, value: Any, where: str) -> dict[str, str]:
     return env
 
 
-def _command(r: _Reader, value: Any, where: str) -> tuple[str, ...]:
+def command_words(r: _Reader, value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         try:
             parts = shlex.split(value)
@@ -119,8 +142,8 @@ def _command(r: _Reader, value: Any, where: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def _substitute(arg: str, config_dir: Path) -> str:
-    """`{python}`: the interpreter running arena, absolute (no PATH lookup, no version-manager shim)."""
+def substitute(arg: str, config_dir: Path) -> str:
+    """`{config_dir}`: the config's folder. `{python}`: the interpreter running arena, absolute (no PATH lookup, no version-manager shim)."""
     return arg.replace("{python}", sys.executable).replace("{config_dir}", str(config_dir))
 
 

@@ -19,12 +19,13 @@ class Reader:
     notes its mistake instead of stopping, and `done` raises one ConfigError listing every mistake noted.
     """
 
-    def __init__(self, file: Path) -> None:
+    def __init__(self, file: Path, label: str | None = None) -> None:
         self.file = file
+        self.label = str(file) if label is None else label  # what starts each line ("": nothing, a command's arguments)
         self.errors: list[str] = []
 
     def message(self, where: str, message: str) -> str:
-        return f"{self.file}: {where}: {message}" if where else f"{self.file}: {message}"
+        return ": ".join(part for part in (self.label, where, message) if part)
 
     def fail(self, where: str, message: str) -> NoReturn:
         raise ConfigError(self.message(where, message))
@@ -46,7 +47,8 @@ class Reader:
         if len(self.errors) == 1:
             raise ConfigError(self.errors[0])
         if self.errors:
-            raise ConfigError(f"{len(self.errors)} mistakes in {self.file}:\n" + "\n".join(self.errors))
+            where = f" in {self.label}" if self.label else ""
+            raise ConfigError(f"{len(self.errors)} mistakes{where}:\n" + "\n".join(self.errors))
 
     def mapping(self, value: Any, where: str, allowed: set[str], required: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
         if not isinstance(value, dict):
