@@ -38,6 +38,8 @@ class ReplaySigner:
             return None
         path = key_file if key_file is not None else organiser_key_path(config.store)
         try:
+            if key_file is None:  # beside the store, whose folder the run makes anyway (it may not be made yet)
+                path.parent.mkdir(parents=True, exist_ok=True)
             return cls(config, organiser_key(path))
         except OSError as exc:
             raise OutputError(f"cannot read or make the organiser's signing key {path}: {exc.strerror or exc} "
