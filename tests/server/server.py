@@ -102,13 +102,19 @@ class ServerProcess:
         raise AssertionError(f"submission {sub} not checked within {timeout} s")
 
     def wait(self, what: str, predicate: Any, timeout: float = 120) -> Any:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            time.sleep(0.5)
-        raise AssertionError(f"waited {timeout} s for {what}; log: {self.log.read_text()[-3000:]}")
+        return wait_for(what, predicate, timeout, 0.5, lambda: f"; log: {self.log.read_text()[-3000:]}")
+
+
+def wait_for(what: str, predicate: Any, timeout: float, poll_s: float = 0.05, more: Any = lambda: "") -> Any:
+    """The predicate's first true value within `timeout` s, asked every `poll_s`; else an AssertionError
+    naming what was awaited (and `more()`, e.g. the server's log)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(poll_s)
+    raise AssertionError(f"waited {timeout} s for {what}{more()}")
 
 
 def sign_in(browser: httpx.Client, token: str, origin: str) -> httpx.Response:

@@ -24,19 +24,11 @@ from arena.ladder.config import parse
 from arena.ladder.service import Server
 from arena.ladder.supervisor import Part, Supervisor
 from tests.server.bots import python_random
-from tests.server.server import sign_in
-
-ADMIN = "test-admin-token-0123456789abcdef"
+from tests.server.server import ADMIN, sign_in, wait_for
 
 
 def _wait(what: str, predicate: Callable[[], Any], timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"waited {timeout} s for {what}")
+    return wait_for(what, predicate, timeout)
 
 
 @pytest.fixture
