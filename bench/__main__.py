@@ -136,6 +136,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "pages": ("The ladder's pages in Chromium (arena serve)", ["bench.bench_pages", "--write"]),
     "chaos": ("Chaos: kill -9 of a busy arena serve (issue 36)", ["bench.bench_chaos", "--kills", "50", "--write"]),
     "server-load": ("Server under a crowd: SSE viewers, uploads, 100,000 games", ["bench.bench_load", "--write"]),
+    "archive": ("Hostile archives against the server's unpacker (issue 36)", ["bench.bench_archive", "--write"]),
     "kits": ("What a language costs: the starter kits", ["bench.bench_kits", "--write"]),
 }
 # Sections that are records, not benchmarks: each compares against something no command on this tree can
