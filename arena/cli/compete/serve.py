@@ -20,7 +20,54 @@ def check_server_packages() -> None:
                           "`.venv/bin/pip install -e '.[server]'` (`make setup` installs them too)")
 
 
-@main.command("serve")
+# The organiser's subcommands (`arena serve CONFIG SUBCOMMAND ...`), each module beside this one attaching its
+# commands to `serve_command`; imported only when a subcommand is asked for.
+SUBCOMMAND_MODULES: tuple[str, ...] = ()
+
+
+class ServeGroup(click.Group):
+    """`arena serve CONFIG` runs the server; `arena serve CONFIG SUBCOMMAND` runs one organiser's command on
+    the same config (the subcommand gets the loaded `ServerConfig` as `ctx.obj`)."""
+
+    def _load_all(self) -> None:
+        import importlib
+
+        for name in SUBCOMMAND_MODULES:
+            importlib.import_module(f"arena.cli.compete.{name}")
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """The server's options may come after CONFIG (`arena serve c.yaml --port 9000`), as they did when
+        `serve` was a plain command: they are moved in front of it; the subcommand's own arguments stay its own."""
+        takes_value = {opt for p in self.params if isinstance(p, click.Option) and not p.is_flag for opt in p.opts}
+        front: list[str] = []
+        rest: list[str] = []
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            if rest and not arg.startswith("-"):  # CONFIG seen: this is the subcommand, the rest is its own
+                rest.extend(args[i:])
+                break
+            if arg.startswith("-") and arg != "-":
+                front.append(arg)
+                if arg in takes_value and i + 1 < len(args):
+                    i += 1
+                    front.append(args[i])
+            else:
+                rest.append(arg)
+            i += 1
+        return super().parse_args(ctx, front + rest)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            self._load_all()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_all()
+        return super().list_commands(ctx)
+
+
+@main.group("serve", cls=ServeGroup, invoke_without_command=True)
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("--add-participant", "add", metavar="NAME", default=None,
               help="Create a participant, print its token (shown once) and exit.")
@@ -34,15 +81,20 @@ def check_server_packages() -> None:
               help="Serve HTTPS with this certificate (PEM; with --tls-key). The sign-in cookie is then Secure.")
 @click.option("--tls-key", type=click.Path(dir_okay=False, exists=True), default=None,
               help="The certificate's private key (PEM).")
-def serve_command(config: str, add: str | None, no_sandbox: bool, cluster: str | None, host: str | None, port: int | None,
-                  tls_cert: str | None, tls_key: str | None) -> None:
-    """Run the competition CONFIG: the API on 127.0.0.1, the ladder and the submission checks."""
+@click.pass_context
+def serve_command(ctx: click.Context, config: str, add: str | None, no_sandbox: bool, cluster: str | None, host: str | None,
+                  port: int | None, tls_cert: str | None, tls_key: str | None) -> None:
+    """Run the competition CONFIG: the API on 127.0.0.1, the ladder and the submission checks.
+    With a SUBCOMMAND, run that organiser's command on CONFIG instead (`arena serve CONFIG --help` lists them)."""
     if (tls_cert is None) != (tls_key is None):
         raise ServerError("give --tls-cert and --tls-key together (a certificate and its private key, PEM)")
     check_server_packages()
     from arena.ladder.config import load
 
     conf = load(config)
+    if ctx.invoked_subcommand is not None:
+        ctx.obj = conf
+        return
     if add is not None:
         from arena.ladder.service import add_participant
 
