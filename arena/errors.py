@@ -123,3 +123,23 @@ class ClientError(ArenaError):
 
 class BuildError(ArenaError):
     """A bot folder that cannot be built: an unknown language, a bad manifest, a missing toolchain."""
+
+
+class PhaseError(ServerError):
+    """A competition phase change the server will not make (out of order, an unknown phase): nothing changed."""
+
+
+class UploadsClosed(ServerError):
+    """An upload after the competition's deadline (frozen, final or closed): nothing stored."""
+
+    def __init__(self, message: str, since: str) -> None:
+        super().__init__(message)
+        self.since = since
+
+
+class AccountError(ServerError):
+    """An account import, token reset or revoke the server will not do (unknown name, bad CSV): nothing changed."""
+
+
+class BackupError(ServerError):
+    """A backup or restore that cannot be made (a running server, a non-empty data folder, a full disk)."""

@@ -54,6 +54,9 @@ def create_participant(db: Database, name: str, house: bool = False) -> tuple[Pa
 def participant_by_token(db: Database, token: str) -> Participant | None:
     digest = token_hash(token)
     row = db.one("SELECT id, name, is_house, token_hash FROM participants WHERE token_hash = ?", digest)
+    if row is None:  # a person's own token to their participant (arena.ladder.competition.roster: teams, a class)
+        row = db.one("SELECT p.id, p.name, p.is_house, x.token_hash FROM people x JOIN participants p "
+                     "ON p.id = x.participant_id WHERE x.token_hash = ?", digest)
     if row is None or not hmac.compare_digest(str(row["token_hash"]), digest):
         return None
     return Participant(int(row["id"]), str(row["name"]), bool(row["is_house"]))

@@ -20,6 +20,7 @@ from arena.errors import ConfigError, ServerError
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 from arena.ladder.uploads.archive import ArchiveLimits
+from arena.ladder.competition.schedule import PhaseSchedule, read_schedule
 from arena.build.runner import BuildSettings, parse_settings
 from arena.tournament.config.entrants import command_words, substitute
 from arena.tournament.config.reader import Reader, join, kind
@@ -68,6 +69,7 @@ class ServerConfig:
     admin_token_file: Path | None = None
     build: BuildSettings = field(default_factory=lambda: parse_settings(None))  # source submissions' languages
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    phases: PhaseSchedule = field(default_factory=PhaseSchedule)  # the deadline and later phase times
 
     @property
     def uploads(self) -> Path:
@@ -108,6 +110,7 @@ class ServerConfig:
 
 TOP_KEYS = {"name", "game", "options", "players", "time_control", "limits", "ladder", "uploads", "data", "runtimes",
         "house_bots", "host", "port", "submissions_per_minute", "max_request_kb", "admin_token_file", "root", "build"}
+TOP_KEYS |= {"phases"}  # arena.ladder.competition.schedule
 
 
 def load(path: str | os.PathLike[str]) -> ServerConfig:
@@ -168,6 +171,7 @@ def parse(data: Any, file: Path) -> ServerConfig:
         admin_token_file=(root / token_file).resolve() if token_file else None,
         build=build if build is not None else parse_settings(None),
         raw=top,
+        phases=read_schedule(r, top.get("phases")),
     )
     r.done()
     return config

@@ -85,6 +85,27 @@ CREATE TABLE IF NOT EXISTS game_seats (
 );
 CREATE INDEX IF NOT EXISTS game_seats_bot ON game_seats(bot_id, game_id);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS phase_changes (  -- arena.ladder.competition.phases: the last row is the phase now
+    id INTEGER PRIMARY KEY,
+    from_phase TEXT NOT NULL,
+    to_phase TEXT NOT NULL,
+    who TEXT NOT NULL,                 -- the organiser (admin page, API, CLI) or "schedule" (the config's times)
+    at REAL NOT NULL                   -- seconds since the epoch (UTC)
+);
+CREATE TABLE IF NOT EXISTS people (    -- arena.ladder.competition.roster: each person's own token to a participant
+    id INTEGER PRIMARY KEY,
+    participant_id INTEGER NOT NULL REFERENCES participants(id),
+    login TEXT NOT NULL UNIQUE,
+    display_name TEXT NOT NULL,
+    email TEXT NOT NULL DEFAULT '',
+    token_hash TEXT NOT NULL UNIQUE,   -- "revoked:..." once revoked (no token hashes to it)
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS people_participant ON people(participant_id);
+CREATE TABLE IF NOT EXISTS display_names (  -- a participant's name on the pages (its login name when none)
+    participant_id INTEGER PRIMARY KEY REFERENCES participants(id),
+    display_name TEXT NOT NULL
+);
 """
 
 

@@ -129,6 +129,7 @@ class Ladder:
         self.queued: deque[GameTask] = deque()  # reserved, waiting for room in the executor
         self.played = 0
         self.error: str | None = None
+        self.halted: Any = lambda: False  # the competition's phase stops the ladder (the final, closed): set by the Server
 
     # --- control -------------------------------------------------------------------------------------
 
@@ -143,7 +144,7 @@ class Ladder:
 
     @property
     def paused(self) -> bool:
-        return self.db.setting("paused", "0") == "1"
+        return self.db.setting("paused", "0") == "1" or bool(self.halted())
 
     # --- the loop ------------------------------------------------------------------------------------
 
@@ -184,6 +185,8 @@ class Ladder:
                 for task in self.queued:
                     self._discard(task.index)
                 self.queued.clear()
+            if paused and self.executor is not None and not self.inflight and self.halted():
+                self._close(interrupted=False)  # the final's phase: the ladder's workers give the machine back
             if self.executor is None and not paused and len(active) >= self.config.players:
                 self._open(active)
             if self.executor is not None and not paused:

@@ -14,7 +14,8 @@ from arena.jsonvalue import JSON, loads
 from arena.ladder.db import Database
 from arena.ladder.states import BotState, GameState, SubmissionState
 
-BOT_SQL = "SELECT b.*, p.name AS participant FROM bots b JOIN participants p ON p.id = b.participant_id"
+BOT_SQL = ("SELECT b.*, COALESCE(d.display_name, p.name) AS participant FROM bots b JOIN participants p ON p.id = b.participant_id "
+           "LEFT JOIN display_names d ON d.participant_id = p.id")  # pages show a participant's display name (roster)
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,8 @@ class Reads:
 
     def bot_labels(self) -> list[tuple[int, str, str, str]]:
         """Every bot version: (id, participant, name, version)."""
-        rows = self.db.all("SELECT b.id, b.name, b.version, p.name AS participant FROM bots b JOIN participants p ON p.id = b.participant_id")
+        rows = self.db.all("SELECT b.id, b.name, b.version, COALESCE(d.display_name, p.name) AS participant FROM bots b "
+                           "JOIN participants p ON p.id = b.participant_id LEFT JOIN display_names d ON d.participant_id = p.id")
         return [(int(r["id"]), str(r["participant"]), str(r["name"]), str(r["version"])) for r in rows]
 
     # --- games ----------------------------------------------------------------------------------------

@@ -36,6 +36,8 @@ from arena.audit.signing import load_or_create_key, public_pem
 from arena.ladder.uploads.storage import check_room, remove_tree
 from arena.ladder.supervisor import CheckGate, Supervisor
 from arena.ladder.uploads.unpacker import unpack_isolated
+from arena.ladder.competition import roster
+from arena.ladder.competition.phases import Change, Phase, Phases, PhaseState
 
 
 NO_SANDBOX_WARNING = "this server runs bots WITHOUT the sandbox (--no-sandbox): only for bots its organiser trusts"
@@ -66,7 +68,8 @@ class Server:
     """The ladder's facade: what the HTTP edge may ask of the competition (its reads through `read`,
     typed rows), and each action an organiser or participant takes, written once for the API and the pages."""
 
-    def __init__(self, config: ServerConfig, sandbox: bool, cluster: ClusterSpec | None = None) -> None:
+    def __init__(self, config: ServerConfig, sandbox: bool, cluster: ClusterSpec | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.config = config
         self.sandbox = sandbox
         self.warning = "" if sandbox else NO_SANDBOX_WARNING
@@ -82,6 +85,8 @@ class Server:
         gate = CheckGate(on_end=lambda: self.ladder.poke())  # the ladder yields the machine to each check
         self.ladder = Ladder(self.db, config, sandbox, self.key, cluster, gate)
         self.checker = Checker(self.db, config, sandbox, lambda _bot: self.ladder.poke(), gate)
+        self.phases = Phases(self.db, config.phases, clock)  # the competition's phase (arena.ladder.competition.phases)
+        self.ladder.halted = lambda: not self.phases.phase.ladder  # the final and closed: the ladder stops
         self.supervisor = Supervisor()
         self.supervisor.add("checker", self.checker.run, Checker.STALE_S)
         self.supervisor.add("ladder", self.ladder.run, Ladder.STALE_S)
@@ -165,8 +170,38 @@ class Server:
                 "ladder_alive": self.supervisor.parts["ladder"].alive, "checks_waiting": self.read.checks_waiting(),
                 "parts": parts}
 
+    # --- the competition: phases and accounts (arena.ladder.competition) -----------------------------------
+
+    def phase(self) -> PhaseState:
+        """The competition's phase now (the config's deadline applied first), with its history."""
+        return self.phases.current()
+
+    def set_phase(self, to: Phase | str, who: str) -> Change:
+        """The organiser moves the competition to the next phase; PhaseError (nothing changed) out of order."""
+        change = self.phases.advance(to, who)
+        self.ladder.poke()
+        return change
+
+    def check_upload(self) -> None:
+        """UploadsClosed once the deadline has passed (frozen, final, closed)."""
+        self.phases.check_upload()
+
+    def import_accounts(self, people: list[roster.Person]) -> list[roster.Issued]:
+        """People (a class, teams) and their tokens, shown this once; AccountError listing every mistake."""
+        return roster.import_people(self.db, people)
+
+    def reset_token(self, login: str) -> str:
+        return roster.reset_token(self.db, login)
+
+    def revoke_token(self, login: str) -> None:
+        roster.revoke_token(self.db, login)
+
+    def accounts(self) -> list[dict[str, Any]]:
+        return roster.accounts(self.db)
+
     def submit(self, participant: int, data: bytes) -> tuple[int, str | None]:
         """Take an archive: (submission id, None) when it goes to the check, (id, reason) when refused."""
+        self.check_upload()
         owner = self.config.uploads / str(participant)
         owner.mkdir(exist_ok=True, mode=0o700)
         folder = owner / f"{int(now() * 1000):013d}-{secrets.token_hex(4)}"

@@ -24,6 +24,7 @@ from arena.ladder.results import public_path
 from arena.ladder.states import GameState
 from arena.server.http import ApiError, answer, api_viewer, cached, int_param, participant, path_id, state, take_upload
 from arena.audit.signing import SUFFIX
+from arena.server.api_competition import uploads_open
 
 
 def _bot(bot: BotRow) -> dict[str, Any]:
@@ -217,13 +218,15 @@ async def submit(request: Request) -> Response:
     202 when it goes to the check (follow /api/v1/submissions/ID), 422 with the reason when refused.
     ---
     requestBody: {content: {application/octet-stream: {schema: {type: string, format: binary}}}}
-    responses: {202: {description: accepted for checking}, 422: {description: refused}, 429: {description: too many},
+    responses: {202: {description: accepted for checking}, 403: {description: 'uploads closed since <time> (the deadline has passed)'},
+                422: {description: refused}, 429: {description: too many},
                 507: {description: the server's disk is full; nothing stored, try again later}}
     """
     server = state(request)
     who = await run_in_threadpool(participant, request)
     if who.is_house:
         raise ApiError(403, "house bots are set in the server's config")
+    await uploads_open(request)  # 403 "uploads closed since <time>" after the deadline
     wait = server.rate.take(who.id)
     if wait:
         raise ApiError(429, f"over {server.config.submissions_per_minute} submissions a minute; try again in {wait:.0f} s",

@@ -128,7 +128,7 @@ class Client:
     def submit(self, data: bytes) -> tuple[int, dict[str, Any]]:
         if not self.config.token:
             raise ClientError("no token: pass --token, set ARENA_TOKEN, or put it in " + str(config_file()))
-        return self.call("POST", "/api/v1/submissions", (202, 422), content=data,
+        return self.call("POST", "/api/v1/submissions", (202, 403, 422), content=data,
                          headers={"Content-Type": "application/octet-stream"})
 
     def follow(self, sub: int, on_status: Callable[[str], None], timeout: float, poll: float = 1.0,

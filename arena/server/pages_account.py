@@ -20,6 +20,8 @@ from arena.ladder import access
 from arena.ladder.states import BotState
 from arena.server.http import ApiError, path_id, state, take_upload
 from arena.server.pages_html import esc, nav
+from arena.server.api_competition import uploads_open
+from arena.server.pages_competition import admin_section, upload_closed_note
 from arena.server.web_session import (COOKIE, PRESIGN, Viewer, check_signin, check_write, csrf_token, form, html_page,
                                       signin_token, viewer)
 
@@ -79,10 +81,11 @@ def submit_page(request: Request) -> Response:
     body = (_nav(session, "/submit") + "<main><h1>submit a bot</h1>"
             "<p>a zip or tar.gz archive with <code>manifest.json</code> at its top: "
             "<code>{\"name\", \"version\", \"command\"}</code> (or <code>arena submit FOLDER</code> from a terminal)</p>"
-            + _offered(state(request).config) +
-            f'<form id="upload" class="stack" data-csrf="{csrf_token(request, session)}">'
-            '<label for="archive">archive</label><input id="archive" name="archive" type="file" required '
-            'accept=".zip,.tar.gz,.tgz,application/zip,application/gzip"><button type="submit">upload and check</button></form>'
+            + _offered(state(request).config)
+            + (upload_closed_note(state(request)) or
+               f'<form id="upload" class="stack" data-csrf="{csrf_token(request, session)}">'
+               '<label for="archive">archive</label><input id="archive" name="archive" type="file" required '
+               'accept=".zip,.tar.gz,.tgz,application/zip,application/gzip"><button type="submit">upload and check</button></form>') +
             '<section aria-live="polite"><p id="verdict"></p><pre id="report" class="stderr" hidden></pre></section>'
             '<h2>your submissions</h2><table class="grid" id="submissions"><thead><tr><th>#</th><th>status</th><th>verdict</th>'
             f"<th>bot</th></tr></thead><tbody>{rows}</tbody></table></main>")
@@ -104,6 +107,7 @@ async def upload(request: Request) -> Response:
     if session.participant is None:
         raise ApiError(403, "the organiser's token cannot submit: sign in as a participant")
     server = state(request)
+    await uploads_open(request)  # 403 "uploads closed since <time>" after the deadline
     wait = server.rate.take(session.participant.id)
     if wait:
         raise ApiError(429, f"over {server.config.submissions_per_minute} submissions a minute; try again in {wait:.0f} s")
@@ -177,7 +181,7 @@ def admin_page(request: Request, new_token: tuple[str, str] | None = None) -> Re
             '<label for="pname">new participant</label><input id="pname" name="name" required maxlength="40" '
             'pattern="[A-Za-z0-9._\\-]+"><button type="submit">add and show its token</button></form>'
             '<table class="grid" id="participants"><thead><tr><th>#</th><th>participant</th><th>latest bot</th><th></th></tr>'
-            f'</thead><tbody>{"".join(rows)}</tbody></table></main>')
+            f'</thead><tbody>{"".join(rows)}</tbody></table>{admin_section(server, csrf)}</main>')
     return html_page("organiser", body)
 
 

@@ -23,6 +23,7 @@ def check_server_packages() -> None:
 # The organiser's subcommands (`arena serve CONFIG SUBCOMMAND ...`), each module beside this one attaching its
 # commands to `serve_command`; imported only when a subcommand is asked for.
 SUBCOMMAND_MODULES: tuple[str, ...] = ()
+SUBCOMMAND_MODULES += ("phase", "accounts", "backup")  # phases, a class's accounts, backup and restore
 
 
 class ServeGroup(click.Group):

@@ -9,9 +9,11 @@ from pathlib import Path
 import click
 
 from arena.cli import main
+from arena.errors import ClientError
 from arena.textsafe import clean
 
 SERVER_HELP = "The server's address (else $ARENA_SERVER, else ~/.config/arena/client.json, else http://127.0.0.1:8750)."
+EXIT_UPLOADS_CLOSED = 3  # `arena submit` after the competition's deadline: nothing uploaded
 TOKEN_HELP = "Your participant token (else $ARENA_TOKEN, else ~/.config/arena/client.json)."
 
 
@@ -33,7 +35,8 @@ def submit_command(path: Path | None, server: str | None, token: str | None, che
                    games_timeout: float, follow: int | None, retry_timeout: float) -> None:
     """Upload a bot (a folder with manifest.json, or a .zip/.tar.gz of one), follow its check, print the
     verdict (and the bot's stderr when refused) and where it stands after its first games.
-    Exit status 0 only when the bot joined the ladder."""
+    Exit status 0 only when the bot joined the ladder; 1 when refused; 3 when uploads are closed (the
+    competition's deadline has passed: it prints "uploads closed since <time>"); 2 for any other error."""
     from arena.server.client import Client, pack, settings, standing
 
     config = settings(server, token)
@@ -55,6 +58,11 @@ def submit_command(path: Path | None, server: str | None, token: str | None, che
         if follow is None:
             code, body = client.submit(data)
             sub = body.get("submission")
+            if code == 403 and str(body.get("error", "")).startswith("uploads closed since"):
+                click.echo(clean(body.get("error"), 300))  # "uploads closed since <time>: ..."
+                sys.exit(EXIT_UPLOADS_CLOSED)
+            if code == 403:
+                raise ClientError(f"{config.server}: {clean(body.get('error', 'HTTP 403'), 500)}")
             if code == 422:
                 click.echo(f"refused: {body.get('error')}")
                 sys.exit(1)
