@@ -35,7 +35,7 @@ def phase_body(server: Server, found: PhaseState, history: bool = False) -> dict
 async def phase(request: Request) -> Response:
     """The competition's phase (open, frozen, final, closed), since when, and its deadline.
     ---
-    responses: {200: {description: the phase, e.g. {"phase": "frozen", "since": 1764608400.0, "uploads": false}}}
+    responses: {200: {description: 'the phase, e.g. {"phase": "frozen", "since": 1764608400.0, "uploads": false}'}}
     """
     server = state(request)
     return answer(request, phase_body(server, await run_in_threadpool(server.phase)))
