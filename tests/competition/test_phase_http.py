@@ -105,7 +105,7 @@ def test_the_banner_shows_the_phase_and_the_deadline_on_every_page(made: tuple[S
             assert 'id="phase-banner"' in page.text and "phase: open; deadline 2026-12-01 18:00 (UTC+01:00)" in page.text, path
     clock.t = DEADLINE.timestamp() + 60
     page = client(server).get("/").text
-    assert 'data-phase="frozen"' in page and "uploads closed since 2026-12-01 18:01 (UTC+01:00)" in page
+    assert 'data-phase="frozen"' in page and "uploads closed since 2026-12-01 18:00 (UTC+01:00)" in page
     assert "phase-banner" not in client(server).get("/api/v1/leaderboard").text  # JSON is left alone
 
 

@@ -105,7 +105,10 @@ class Phases:
         state = self.stored()
         due = self._due(state.phase)
         while due is not None:
-            self._change(state.phase, due, SCHEDULE_WHO)
+            try:  # recorded at the config's time, not when first asked: "frozen since the deadline"
+                self._change(state.phase, due[0], SCHEDULE_WHO, due[1])
+            except PhaseError:
+                pass  # another process (or thread) made this change meanwhile
             state = self.stored()
             due = self._due(state.phase)
         return state
@@ -114,13 +117,13 @@ class Phases:
     def phase(self) -> Phase:
         return self.current().phase
 
-    def _due(self, phase: Phase) -> Phase | None:
-        """The next phase when the config's time for it has passed."""
+    def _due(self, phase: Phase) -> tuple[Phase, float] | None:
+        """The next phase and its time when the config's time for it has passed."""
         when = {Phase.OPEN: self.schedule.deadline, Phase.FROZEN: self.schedule.final,
                 Phase.FINAL: self.schedule.closed}.get(phase)
         if when is None or self.clock() < when.timestamp():
             return None
-        return ORDER[ORDER.index(phase) + 1]
+        return ORDER[ORDER.index(phase) + 1], when.timestamp()
 
     # --- changing ---------------------------------------------------------------------------------------
 
@@ -131,7 +134,7 @@ class Phases:
         state = self.current()
         return self._change(state.phase, target, who)
 
-    def _change(self, before: Phase, after: Phase, who: str) -> Change:
+    def _change(self, before: Phase, after: Phase, who: str, at: float | None = None) -> Change:
         expected = ORDER[ORDER.index(before) + 1] if before is not Phase.CLOSED else None
         if after is before:
             raise PhaseError(f"the competition is already {after.value}: nothing changed")
@@ -141,7 +144,7 @@ class Phases:
             raise PhaseError(f"the competition is {before.value}: it can only become {expected.value} next, "
                              f"not {after.value} (the phases go {' -> '.join(p.value for p in ORDER)}); "
                              f"move it to {expected.value} first")
-        at = float(self.clock())
+        at = float(self.clock()) if at is None else at
         with self._lock, self.db.write() as conn:
             row = conn.execute("SELECT to_phase FROM phase_changes ORDER BY id DESC LIMIT 1").fetchone()
             stored = Phase(row["to_phase"]) if row is not None else Phase.OPEN
