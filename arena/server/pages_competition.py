@@ -45,8 +45,8 @@ class PhaseGate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        phase, banner = await run_in_threadpool(banner_html, self.server)
-        if phase.read_only and scope.get("method", "GET") not in READS and scope.get("path") not in WRITES_WHEN_CLOSED:
+        writes = scope.get("method", "GET") not in READS and scope.get("path") not in WRITES_WHEN_CLOSED
+        if writes and (await run_in_threadpool(self.server.phase)).phase.read_only:
             body = json.dumps({"error": "the competition is closed: this server is read-only now (its pages and results "
                                         "stay served)", "status": 409}).encode()
             await send({"type": "http.response.start", "status": 409,
@@ -67,6 +67,7 @@ class PhaseGate:
                 chunks.append(message.get("body", b""))
                 if message.get("more_body", False):
                     return
+                _, banner = await run_in_threadpool(banner_html, self.server)  # asked for pages only, not the API
                 text = b"".join(chunks).replace(b"<body>\n", b"<body>\n" + banner.encode() + b"\n", 1)
                 headers = [(k, v) for k, v in start.get("headers", []) if k != b"content-length"]
                 await send({**start, "headers": [*headers, (b"content-length", str(len(text)).encode())]})
