@@ -25,7 +25,8 @@ async def _json(request: Request) -> dict[str, Any]:
 async def add_participant(request: Request) -> Response:
     """Create a participant; the answer holds its token, shown this once.
     ---
-    requestBody: {content: {application/json: {schema: {type: object, properties: {name: {type: string}}}}}}
+    requestBody: {content: {application/json: {schema: {type: object, required: [name], properties: {name: {type: string}}},
+                                               example: {name: alice}}}}
     responses: {201: {description: created, with the token}, 409: {description: the name is taken}}
     """
     admin(request)
@@ -76,6 +77,8 @@ def resume(request: Request) -> Response:
 async def disable_bot(request: Request) -> Response:
     """Disable a bot: it plays no more games; its games and ratings stay.
     ---
+    requestBody: {required: false, content: {application/json: {schema: {type: object, properties: {reason: {type: string}}},
+                                                               example: {reason: plays illegal moves on purpose}}}}
     responses: {200: {description: disabled}, 404: {description: no such bot}}
     """
     admin(request)

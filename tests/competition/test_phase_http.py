@@ -133,3 +133,12 @@ def test_the_openapi_document_shows_the_request_bodies_with_examples(made: tuple
     phase = doc["paths"]["/api/v1/admin/phase"]["post"]
     assert phase["requestBody"]["content"]["application/json"]["example"] == {"phase": "frozen"}
     assert "409" in phase["responses"] or 409 in phase["responses"]
+
+
+def test_the_existing_admin_bodies_have_examples_too(made: tuple[Server, Clock]) -> None:
+    server, _ = made
+    doc = client(server).get("/api/v1/openapi.json").json()
+    add = doc["paths"]["/api/v1/admin/participants"]["post"]["requestBody"]["content"]["application/json"]
+    assert add["example"] == {"name": "alice"} and add["schema"]["required"] == ["name"]
+    disable = doc["paths"]["/api/v1/admin/bots/{id}/disable"]["post"]["requestBody"]["content"]["application/json"]
+    assert "reason" in disable["example"]

@@ -158,3 +158,12 @@ def test_every_mistake_in_the_phases_section_is_listed_at_once(tmp_path: Path) -
 def test_a_final_time_without_a_deadline_is_a_mistake(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="phases.deadline"):
         config(tmp_path, {"final": "2026-12-01T18:00:00+00:00"})
+
+
+def test_require_says_how_to_reach_the_phase_a_step_runs_in(tmp_path: Path) -> None:
+    p, _ = phases(tmp_path)
+    with pytest.raises(PhaseError, match="the final runs in the final phase, and the competition is open: move it there first"):
+        p.require(Phase.FINAL, "the final")
+    p.advance("frozen", "a")
+    p.advance("final", "a")
+    assert p.require(Phase.FINAL, "the final").phase is Phase.FINAL  # the control

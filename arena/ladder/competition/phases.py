@@ -160,6 +160,15 @@ class Phases:
 
     # --- what each phase allows -------------------------------------------------------------------------
 
+    def require(self, phase: Phase, what: str) -> PhaseState:
+        """The phase now, when it is `phase`; else PhaseError saying how to get there (`what` runs only in it:
+        e.g. the final, which runs in the final phase)."""
+        state = self.current()
+        if state.phase is not phase:
+            raise PhaseError(f"{what} runs in the {phase.value} phase, and the competition is {state.phase.value}: "
+                             f"move it there first (`arena serve CONFIG phase {phase.value}`, one step at a time)")
+        return state
+
     def check_upload(self) -> None:
         """UploadsClosed unless the competition is open."""
         state = self.current()
