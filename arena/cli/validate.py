@@ -57,7 +57,7 @@ def _validate_server(cfg: ServerConfig, config: str) -> None:
     click.echo(f"{config}: ok: server {cfg.name}: {cfg.game}, {cfg.players} players per game, "
                f"{len(cfg.house_bots)} house bots; data in {cfg.data}")
     click.echo(f"  {_clocks(cfg.time_control, cfg.limits)}; listening on {cfg.host}:{cfg.port}")
-    p = cfg.phases  # the competition's calendar (arena.ladder.competition.schedule)
+    p = cfg.phases  # the competition's calendar (`phases:`)
     click.echo("  phases: " + (f"deadline {p.show(p.deadline)}" if p.deadline else "no deadline (the organiser moves them)")
                + "".join(f", {k} {p.show(getattr(p, k))}" for k in ("final", "closed") if getattr(p, k)))
 

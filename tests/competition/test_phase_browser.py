@@ -10,7 +10,7 @@ from typing import Iterator, TYPE_CHECKING
 import pytest
 
 from tests.server.server import ADMIN, ServerProcess
-from tests.web.conftest import screenshot
+from tests.support.browser import screenshot
 from tests.web.test_ladder_browser import open_page
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ import pytest
 
 from arena.errors import ConfigError, PhaseError, UploadsClosed
 from arena.ladder.competition.phases import Phase, Phases, SCHEDULE_WHO
-from arena.ladder.competition.schedule import PhaseSchedule
+from arena.ladder.config import PhaseSchedule
 from arena.ladder.config import parse
 from arena.ladder.db import Database
 

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.ladder import config
 from arena.ladder.competition.reference import TOP, reference, sections
+from arena.ladder.uploads.archive import ArchiveLimits
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "server-config.md"
 
@@ -32,7 +33,7 @@ def test_every_documented_key_is_one_the_config_takes_with_that_default(tmp_path
             continue
         data[name] = {key: default for key, default, _ in keys}
     parsed = config.parse(data, tmp_path / "s.yaml")
-    assert parsed.ladder == config.LadderRules() and parsed.archive == config.ArchiveLimits()
+    assert parsed.ladder == config.LadderRules() and parsed.archive == ArchiveLimits()
     import dataclasses
 
     plain = config.parse({k: v for k, v in data.items() if k not in dict(sections())}, tmp_path / "s.yaml")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from arena.errors import PhaseError, UploadsClosed
-from arena.ladder.competition.schedule import PhaseSchedule
+from arena.ladder.config import PhaseSchedule
 from arena.ladder.db import Database
 
 

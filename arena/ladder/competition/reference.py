@@ -14,7 +14,7 @@ from arena.build.runner import BuildLimits
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 from arena.ladder import config
-from arena.ladder.competition.schedule import PhaseSchedule
+from arena.ladder.config import PhaseSchedule
 from arena.ladder.uploads.archive import ArchiveLimits
 from arena.tournament.config.tournament_config import LIMITS_KEYS
 
