@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.middleware import Middleware
 from starlette.routing import Route
 from starlette.schemas import SchemaGenerator
 
@@ -49,12 +50,11 @@ def build(server: Server, pages_per_minute: int = PAGES_PER_MINUTE) -> Any:
         return await error_handler(request, exc)
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: errors, Exception: error_handler},
-                    lifespan=lifespan)
+                    lifespan=lifespan, middleware=[Middleware(pages_competition.PhaseGate, server=server)])
     app.state.server = server
     app.state.cache = Cache()
     app.state.game_pages = pages.GamePages()
-    return WarningHeader(PageRateLimit(BodyLimit(pages_competition.PhaseGate(app, server), server.config.max_request_bytes),
-                                       pages_per_minute), server.warning)
+    return WarningHeader(PageRateLimit(BodyLimit(app, server.config.max_request_bytes), pages_per_minute), server.warning)
 
 
 def run(server: Server, host: str, port: int, tls: tuple[str, str] | None = None) -> None:

@@ -9,7 +9,7 @@
 The current phase is the last row of `phase_changes` (none: open); a change is one row (from, to, who,
 when) inserted in one transaction after checking, in that transaction, that the phase it starts from is
 still the current one, so a SIGKILL leaves the phase as before or as after and two organisers clicking
-at once make one change. Times in the config (`phases:`, `schedule.PhaseSchedule`) move the phase
+at once make one change. Times in the config (`phases:`, `arena.ladder.config.PhaseSchedule`) move the phase
 forward by themselves, decided against the injected clock whenever the phase is asked for (no timer
 thread: the ladder and every request ask), each such change recorded with who = "schedule".
 """
