@@ -67,8 +67,10 @@ class PhaseGate:
                 chunks.append(message.get("body", b""))
                 if message.get("more_body", False):
                     return
-                _, banner = await run_in_threadpool(banner_html, self.server)  # asked for pages only, not the API
-                text = b"".join(chunks).replace(b"<body>\n", b"<body>\n" + banner.encode() + b"\n", 1)
+                text = b"".join(chunks)
+                if b"<body>\n" in text:  # a whole page (not the leaderboard's live fragment): the phase is asked for it
+                    _, banner = await run_in_threadpool(banner_html, self.server)
+                    text = text.replace(b"<body>\n", b"<body>\n" + banner.encode() + b"\n", 1)
                 headers = [(k, v) for k, v in start.get("headers", []) if k != b"content-length"]
                 await send({**start, "headers": [*headers, (b"content-length", str(len(text)).encode())]})
                 await send({"type": "http.response.body", "body": text})

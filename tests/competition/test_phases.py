@@ -167,3 +167,14 @@ def test_require_says_how_to_reach_the_phase_a_step_runs_in(tmp_path: Path) -> N
     p.advance("frozen", "a")
     p.advance("final", "a")
     assert p.require(Phase.FINAL, "the final").phase is Phase.FINAL  # the control
+
+
+def test_uploads_closed_since_is_when_the_competition_left_open(tmp_path: Path) -> None:
+    p, clock = phases(tmp_path, PhaseSchedule(deadline=DEADLINE))
+    clock.t = DEADLINE.timestamp() + 10
+    p.current()
+    clock.t += 86400
+    p.advance("final", "organiser")  # a day later: uploads were closed at the deadline still
+    with pytest.raises(UploadsClosed, match=r"^uploads closed since 2026-12-01 18:00 \(UTC\+01:00\): the competition is final"):
+        p.check_upload()
+    assert p.banner()[1] == "phase: final; uploads closed since 2026-12-01 18:00 (UTC+01:00)"

@@ -67,6 +67,11 @@ class PhaseState:
     since: float | None  # when it began (None: open since the start)
     history: tuple[Change, ...]
 
+    @property
+    def uploads_closed(self) -> float | None:
+        """When the competition left `open` (uploads have been closed since), None while open."""
+        return next((c.at for c in self.history if c.before is Phase.OPEN), None)
+
 
 def parse_phase(text: str) -> Phase:
     try:
@@ -174,9 +179,9 @@ class Phases:
         state = self.current()
         if state.phase.uploads:
             return
-        since = self.schedule.show(state.since)
+        since = self.schedule.show(state.uploads_closed)
         raise UploadsClosed(f"uploads closed since {since}: the competition is {state.phase.value} "
-                            "(the deadline has passed; your last accepted bot is the one that plays)", since)
+                            "(past its deadline: your last accepted bot is the one that plays)", since)
 
     def banner(self) -> tuple[PhaseState, str]:
         """(the phase, one line for every page: the phase and the deadline in the competition's zone)."""
@@ -186,5 +191,5 @@ class Phases:
         if state.phase is Phase.OPEN:
             parts.append(f"deadline {self.schedule.show(deadline)}" if deadline else "no deadline set")
         else:
-            parts.append(f"uploads closed since {self.schedule.show(state.since)}")
+            parts.append(f"uploads closed since {self.schedule.show(state.uploads_closed)}")
         return state, "; ".join(parts)
