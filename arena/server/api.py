@@ -50,6 +50,7 @@ def info(request: Request) -> Response:
         "games": counts.get(GameState.DONE, 0), "in_flight": counts.get(GameState.PENDING, 0), "public_key": server.public_key,
         "runtimes": list(c.runtimes), "manifest": "manifest.json: {\"name\", \"version\", \"command\"} or {\"name\", \"version\", \"language\"}",
         "languages": [lang.to_json() for lang in c.build.languages], "build_limits": c.build.limits.describe(),
+        "phase": server.phases.banner()[1],  # e.g. "phase: open; deadline 2026-12-01 18:00 (UTC+01:00)"
     })
 
 

@@ -68,6 +68,8 @@ def test_a_class_competition_from_accounts_to_backup(tmp_path: Path) -> None:
         assert moved.returncode == 0 and "frozen since" in moved.stdout and "open -> frozen by organiser (CLI" in moved.stdout
         assert server.get("/api/v1/phase").json()["phase"] == "frozen"  # the running server sees it at once
         assert 'data-phase="frozen"' in server.get("/").text
+        status = arena("ladder", "status", env={"ARENA_SERVER": server.url})
+        assert status.stdout.splitlines()[-1].startswith("phase: frozen; uploads closed since "), status.stdout
 
         late = arena("submit", str(tmp_path / "mybot"), "--games", "0", env=env)
         assert late.returncode == 3, late.stdout + late.stderr

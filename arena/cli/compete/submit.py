@@ -109,5 +109,7 @@ def status_command(server: str | None) -> None:
         click.echo("languages built from source: " + ("; ".join(
             f"{clean(lang.get('name'), 40)} (build `{clean(lang.get('build') or 'nothing', 200)}`, run `{clean(lang.get('run'), 200)}`)"
             for lang in languages) or "none"))
+        if info.get("phase"):
+            click.echo(clean(info.get("phase"), 200))  # the competition's phase and deadline
     finally:
         client.close()
