@@ -5,6 +5,9 @@ only once it ended with a result, and never a game dropped (one played again on 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
+
+import pytest
 
 from arena.games.registry import get_game
 from arena.jsonvalue import loads
@@ -140,3 +143,14 @@ def test_a_dropped_game_is_never_revealed_and_late_frames_change_nothing() -> No
     board.frame(played[3])  # after the end: ignored
     shown = board.show(5, frozenset(), False)
     assert shown is not None and shown["step"] == -1
+
+
+def test_the_servers_delay_is_read_from_its_config_and_a_negative_one_is_refused(tmp_path: Path) -> None:
+    from arena.errors import ConfigError
+    from arena.ladder.config import parse
+
+    base = {"name": "x", "game": "kododo", "players": 2}
+    assert parse(base, tmp_path / "s.yaml").ladder.full_view_delay_s is None  # default: every hand once the game is over
+    assert parse({**base, "ladder": {"full_view_delay_s": 45}}, tmp_path / "s.yaml").ladder.full_view_delay_s == 45.0
+    with pytest.raises(ConfigError, match="full_view_delay_s: expected a number of seconds, 0 or more"):
+        parse({**base, "ladder": {"full_view_delay_s": -1}}, tmp_path / "s.yaml")
