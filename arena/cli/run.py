@@ -76,12 +76,6 @@ def run_command(
         click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false in the config'})", err=True)
     for warning in cfg.warnings:
         click.echo(f"arena: WARNING: {warning}", err=True)
-    where = cluster if cluster is not None else cfg.cluster
-    executor = None
-    if where is not None:
-        from arena.tournament.run.dask_pool import DaskExecutor
-
-        executor = DaskExecutor(ClusterSpec.parse(where))
     live = watching = None
     if watch:
         from arena.live.board import LiveBoard
@@ -90,8 +84,12 @@ def run_command(
         live = LiveBoard(cfg.game, watch_delay)
         watching = Watch(live, cfg.name)
         click.echo(f"watch the games live: {watching.start()}", err=True)
-        if executor is not None:
-            click.echo("arena: --watch lists a cluster's games but shows no frames of them (local workers only)", err=True)
+    where = cluster if cluster is not None else cfg.cluster
+    executor = None
+    if where is not None:
+        from arena.tournament.run.dask_pool import DaskExecutor
+
+        executor = DaskExecutor(ClusterSpec.parse(where), live)
     try:
         summary = runner.run(
             cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet, executor=executor,

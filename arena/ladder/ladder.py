@@ -206,7 +206,7 @@ class Ladder:
         if self.cluster is not None:
             from arena.tournament.run.dask_pool import DaskExecutor
 
-            executor = DaskExecutor(self.cluster)
+            executor = DaskExecutor(self.cluster, live=self.live)
         else:
             executor = LocalPool(self.config.ladder.workers, live=self.live)
         executor.start(setup)

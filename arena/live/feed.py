@@ -45,24 +45,36 @@ class LiveFeed:
                 self.stopping.wait(POLL_S)
                 continue
             for ready in wait(conns, POLL_S):
-                conn = ready if isinstance(ready, Connection) else None
-                if conn is None:
-                    continue
-                try:
-                    message = conn.recv()
-                except (EOFError, OSError):
-                    self._drop(conn)
-                    continue
-                if isinstance(message, LiveFrame):
-                    try:
-                        self.sink.frame(message)
-                    except Exception:  # noqa: BLE001 - a frame the board cannot take is only a frame lost
-                        pass
+                if isinstance(ready, Connection):
+                    self._read(ready)
+
+    def _read(self, conn: Connection) -> bool:
+        """One message from `conn` to the sink; False once the worker closed its end."""
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            self._drop(conn)
+            return False
+        if isinstance(message, LiveFrame):
+            try:
+                self.sink.frame(message)
+            except Exception:  # noqa: BLE001 - a frame the board cannot take is only a frame lost
+                pass
+        return True
 
     def close(self) -> None:
+        """Stop reading; what the (stopped) workers wrote last is read first, so their last frames arrive."""
         self.stopping.set()
         if self.thread is not None:
             self.thread.join(2.0)
+        with self.lock:
+            conns = list(self.conns)
+        for conn in conns:
+            try:
+                while conn.poll(0) and self._read(conn):
+                    pass
+            except OSError:
+                pass
         with self.lock:
             conns, self.conns = self.conns, []
         for conn in conns:

@@ -2,8 +2,8 @@
 
 `LiveTap.hook(game)` is `play_game`'s `on_step`. Between two steps it takes a frame (`frame.snapshot`)
 only when the frame before it has been handed on and at least `gap_s` ago (the deal's and the last
-frame always): a frame waits in a one-slot mailbox, a newer frame replaces one not sent yet (counted
-in `dropped`), and the tap's own thread hands it to the sink: a pipe to the coordinator in a worker
+frame always): a frame waits in a one-slot mailbox, a newer frame replaces one not sent yet (both
+counted in `dropped`), and the tap's own thread hands it to the sink: a pipe to the coordinator in a worker
 (`PipeSink`), the board itself when games are played in the coordinator's process. A sink that is
 slow or gone costs the referee nothing but skipped frames; the events of skipped steps travel with the
 next frame (the latest `frame.EVENTS_KEPT`).
@@ -51,7 +51,7 @@ class LiveTap:
         self.closed = False
         self.broken = False  # the sink failed (the coordinator is gone): no more frames
         self.sending = False
-        self.dropped = 0  # frames replaced in the mailbox before they were sent
+        self.dropped = 0  # frames not taken while the last was still on its way, or replaced in the mailbox
         self.sent = 0
         self.thread = threading.Thread(target=self._send_loop, name="arena-live-tap", daemon=True)
         self.thread.start()
@@ -69,6 +69,8 @@ class LiveTap:
             with self.cond:
                 busy = self.slot is not None or self.sending
             if not over and step >= 0 and (busy or now - last[0] < self.gap_s):
+                if busy:
+                    self.dropped += 1
                 return  # skipped: its events go with the next frame
             try:
                 taken = snapshot(game, step, state, list(events), over)

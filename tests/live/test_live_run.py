@@ -102,3 +102,17 @@ def test_arena_run_watch_prints_a_local_link_that_answers_while_the_run_plays(tm
     finally:
         out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
+
+
+@pytest.mark.cluster
+def test_frames_come_from_dask_workers_as_the_runs_own_topic(tmp_path: Path) -> None:
+    from arena.tournament.config.cluster import ClusterSpec
+    from arena.tournament.run.dask_pool import DaskExecutor
+
+    rnd = [sys.executable, str(ROOT / "sample_bots/python/random_bot.py"), "1"]
+    cfg = load(_config(tmp_path, 2, rnd))
+    board = Recording()
+    summary = runner.run(cfg, quiet=True, pin=False, live=board, executor=DaskExecutor(ClusterSpec.parse("local:1"), board))
+    assert summary.played == summary.total == 4
+    assert {f.game for f in board.taken} == set(range(4))
+    assert board.playing() == []  # each ended with its result (a last frame may still be on its way: not asserted)
