@@ -2,8 +2,8 @@
 
 `LiveTap.hook(game)` is `play_game`'s `on_step`. Between two steps it takes a frame (`frame.snapshot`)
 only when the frame before it has been handed on and at least `gap_s` ago (the deal's and the last
-frame always): a frame waits in a one-slot mailbox, a newer frame replaces one not sent yet (both
-counted in `dropped`), and the tap's own thread hands it to the sink: a pipe to the coordinator in a worker
+frame always): a frame waits in a mailbox of one frame per game, a newer frame of the game replaces one
+not sent yet (both counted in `dropped`), and the tap's own thread hands it to the sink: a pipe to the coordinator in a worker
 (`PipeSink`), the board itself when games are played in the coordinator's process. A sink that is
 slow or gone costs the referee nothing but skipped frames; the events of skipped steps travel with the
 next frame (the latest `frame.EVENTS_KEPT`).
@@ -46,7 +46,7 @@ class PipeSink:
 class LiveTap:
     def __init__(self, sink: LiveSink, gap_s: float = GAP_S, clock: Callable[[], float] = time.monotonic) -> None:
         self.sink, self.gap_s, self.clock = sink, gap_s, clock
-        self.slot: LiveFrame | None = None
+        self.slots: dict[int, LiveFrame] = {}  # one frame waiting per game (a game's last is never replaced by the next game's first)
         self.cond = threading.Condition()
         self.closed = False
         self.broken = False  # the sink failed (the coordinator is gone): no more frames
@@ -67,7 +67,7 @@ class LiveTap:
             events.extend(new)
             now = self.clock()
             with self.cond:
-                busy = self.slot is not None or self.sending
+                busy = bool(self.slots) or self.sending
             if not over and step >= 0 and (busy or now - last[0] < self.gap_s):
                 if busy:
                     self.dropped += 1
@@ -79,9 +79,10 @@ class LiveTap:
             events.clear()
             last[0] = now
             with self.cond:
-                if self.slot is not None:
+                if game in self.slots:
                     self.dropped += 1
-                self.slot = taken
+                    del self.slots[game]
+                self.slots[game] = taken
                 self.cond.notify()
 
         return on_step
@@ -89,11 +90,12 @@ class LiveTap:
     def _send_loop(self) -> None:
         while True:
             with self.cond:
-                while self.slot is None and not self.closed:
+                while not self.slots and not self.closed:
                     self.cond.wait()
-                if self.slot is None:
+                if not self.slots:
                     return
-                taken, self.slot, self.sending = self.slot, None, True
+                taken = self.slots.pop(next(iter(self.slots)))  # the oldest game's first
+                self.sending = True
             try:
                 self.sink.frame(taken)
                 self.sent += 1
@@ -109,7 +111,7 @@ class LiveTap:
         """Wait until the mailbox is empty and nothing is being sent (tests, and a worker's last frame)."""
         deadline = time.monotonic() + timeout
         with self.cond:
-            while (self.slot is not None or self.sending) and not self.broken:
+            while (self.slots or self.sending) and not self.broken:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False

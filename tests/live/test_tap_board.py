@@ -154,3 +154,17 @@ def test_the_servers_delay_is_read_from_its_config_and_a_negative_one_is_refused
     assert parse({**base, "ladder": {"full_view_delay_s": 45}}, tmp_path / "s.yaml").ladder.full_view_delay_s == 45.0
     with pytest.raises(ConfigError, match="full_view_delay_s: expected a number of seconds, 0 or more"):
         parse({**base, "ladder": {"full_view_delay_s": -1}}, tmp_path / "s.yaml")
+
+
+def test_a_games_last_frame_is_not_replaced_by_the_next_games_first() -> None:
+    sink = StuckSink()
+    tap = LiveTap(sink, gap_s=0.0)
+    spec = get_game("kododo")
+    state = spec.new_game(2, spec.resolve_options(None), 5)
+    tap.hook(1)(-1, state, (), False)  # being sent: the sink is stuck on it
+    tap.hook(1)(0, state, (), True)  # game 1's last frame waits
+    tap.hook(2)(-1, state, (), False)  # game 2 begins on the same worker
+    sink.release.set()
+    assert tap.drain(10)
+    tap.close()
+    assert [(f.game, f.over) for f in sink.got] == [(1, False), (1, True), (2, False)]
