@@ -257,8 +257,8 @@ class Ladder:
                 return  # a submission is being checked: its timing is not shared with new games (they wait, reserved)
             task = self.queued.popleft()
             self.inflight[task.index] = task
-            bots = [self.field[e] for e in task.game.seats]
-            self.live.begin(task.index, [f"bot {b}" for b in bots], bots)
+            at_table = [self.field[e] for e in task.game.seats]
+            self.live.begin(task.index, [f"bot {b}" for b in at_table], at_table)
             self.executor.submit(task)
 
     def _ended(self, game_id: int) -> None:

@@ -162,6 +162,10 @@ def test_a_games_last_frame_is_not_replaced_by_the_next_games_first() -> None:
     spec = get_game("kododo")
     state = spec.new_game(2, spec.resolve_options(None), 5)
     tap.hook(1)(-1, state, (), False)  # being sent: the sink is stuck on it
+    for _ in range(1000):
+        if tap.sending:
+            break
+        threading.Event().wait(0.01)
     tap.hook(1)(0, state, (), True)  # game 1's last frame waits
     tap.hook(2)(-1, state, (), False)  # game 2 begins on the same worker
     sink.release.set()
