@@ -35,16 +35,16 @@ def _roles(server: Server, game_id: int, who: access.Viewer) -> list[Role]:
     return [who.role(refs[b].owner if b in refs else None) for b in seats]
 
 
-def _named(server: Server, shown: dict[str, JSON]) -> dict[str, JSON]:
-    seats = server.ladder.live.seats(int(str(shown["id"]))) or []
+def _players(server: Server, game_id: int) -> list[JSON]:
     labels = names(server.read)
-    return {**shown, "players": [labels.get(b, f"bot {b}") for b in seats]}
+    return [labels.get(b, f"bot {b}") for b in server.ladder.live.seats(game_id) or []]
 
 
 def _shown(request: Request, who: access.Viewer) -> dict[str, JSON]:
     server = state(request)
     game_id = path_id(request)
-    return _named(server, share_of(server.ladder.live, game_id, _roles(server, game_id, who), request))
+    shown = share_of(server.ladder.live, game_id, _roles(server, game_id, who), request)
+    return {**shown, "players": _players(server, game_id)}
 
 
 def _games(request: Request) -> list[dict[str, JSON]]:
@@ -81,10 +81,15 @@ async def live_events(request: Request) -> Response:
     who = access_viewer(session)
     await run_in_threadpool(_shown, request, who)  # refused (403, 404) before the stream starts
     server = state(request)
+    game_id = path_id(request)
+    # The store is read once: a game's bots (and so the viewer's roles) and their names do not change while
+    # it is played; each poll after that reads the board alone, in memory.
+    roles = await run_in_threadpool(_roles, server, game_id, who)
+    players = await run_in_threadpool(_players, server, game_id)
 
     def current() -> dict[str, JSON] | None:
         try:
-            return _shown(request, who)
+            return {**share_of(server.ladder.live, game_id, roles, request), "players": players}
         except Refused:
             return None
 
