@@ -144,8 +144,8 @@ class LocalPool:
         mine, theirs = self.ctx.Pipe(duplex=True)
         frames, sends = self.ctx.Pipe(duplex=False) if self.feed is not None else (None, None)
         self.started += 1
-        proc = self.ctx.Process(target=_worker_entry, args=(theirs, self.setup, cpu, dict(os.environ), sends), daemon=False,
-                                name=f"arena-worker-{self.started}")
+        proc = self.ctx.Process(target=_worker_entry, args=(theirs, self.setup, cpu, dict(os.environ)), daemon=False,
+                                kwargs={"live": sends} if sends is not None else {}, name=f"arena-worker-{self.started}")
         with sigint_ignored(), arena_script_not_rerun():
             proc.start()
         theirs.close()  # only the worker holds its end: its death (or ours) closes the pipe
