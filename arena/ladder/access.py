@@ -17,7 +17,9 @@ Games in progress (`live_share`, the live pages of `arena serve` and `arena run 
 the public view as it is played; a seat's own view (its hand) as played is its bot's owner's and the
 organiser's; every seat's view is the organiser's as played, and anyone else's the configured delay
 behind the play (none configured: only once the game is over), except a participant with a bot at the
-table: until the game ends they see no more than their bot does.
+table: until the game ends they see no more than their bot does. A game's deal is its siblings' too (seat
+rotations, a duplicate deal's tables): an owner whose bot plays the deal at another table sees nothing
+of this one while theirs is played, not even its public view (its cards are the deal's).
 """
 
 from __future__ import annotations
@@ -195,17 +197,22 @@ class LiveShare:
 
     seats: frozenset[int]
     delayed: bool
+    public: bool = True  # the public view: not while the viewer's bot plays the same deal elsewhere
 
 
-def live_share(roles: Sequence[Role], over: bool) -> LiveShare:
+def live_share(roles: Sequence[Role], over: bool, elsewhere: Sequence[Role] = ()) -> LiveShare:
     """The rule for games in progress, `roles` the viewer's role towards each seat's bot: once `over`, the
     finished game's rule (every seat, for everyone); before, `Item.LIVE_FULL` (every seat as played),
     `Item.LIVE_SEAT` (the seats it may see as played), `Item.DELAYED_FULL` (every seat behind the play) for a
-    viewer none of whose roles at the table is denied it: an owner at the table sees no more than its bot."""
+    viewer none of whose roles at the table is denied it: an owner at the table sees no more than its bot.
+    `elsewhere`: the viewer's roles towards the bots playing the same deal at other tables now; one denied
+    the delayed view there (its bot) denies this game whole (`public` False), until this game is over."""
     seats = frozenset(range(len(roles)))
     if over and all(may_see(r, Item.GAME) for r in roles):
         return LiveShare(seats, False)
     if roles and all(may_see(r, Item.LIVE_FULL) for r in roles):
         return LiveShare(seats, False)
     own = frozenset(s for s, r in enumerate(roles) if may_see(r, Item.LIVE_SEAT))
+    if not all(may_see(r, Item.DELAYED_FULL) for r in elsewhere):
+        return LiveShare(own, False, public=False)
     return LiveShare(own, bool(roles) and all(may_see(r, Item.DELAYED_FULL) for r in roles))

@@ -258,7 +258,7 @@ class Ladder:
             task = self.queued.popleft()
             self.inflight[task.index] = task
             at_table = [self.field[e] for e in task.game.seats]
-            self.live.begin(task.index, [f"bot {b}" for b in at_table], at_table)
+            self.live.begin(task.index, [f"bot {b}" for b in at_table], at_table, deal=task.game.seed)
             self.executor.submit(task)
 
     def _ended(self, game_id: int) -> None:

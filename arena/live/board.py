@@ -39,6 +39,7 @@ class _Game:
     players: list[str]
     seats: list[int]
     started: float
+    deal: int | None = None  # games on one deal (seat rotations, a duplicate deal's tables) share it
     frames: deque[_Frame] = field(default_factory=deque)
     ended: float | None = None
 
@@ -53,11 +54,12 @@ class LiveBoard:
 
     # --- the coordinator's side --------------------------------------------------------------------
 
-    def begin(self, game_id: int, players: Sequence[str], seats: Sequence[int] = ()) -> None:
-        """Game `game_id` starts: `players` its seats' names, `seats` what each seat is to the rule (bot ids)."""
+    def begin(self, game_id: int, players: Sequence[str], seats: Sequence[int] = (), deal: int | None = None) -> None:
+        """Game `game_id` starts: `players` its seats' names, `seats` what each seat is to the rule (bot ids),
+        `deal` what it shares with the other games on its deal."""
         with self.lock:
             self._forget()
-            self.games[game_id] = _Game(game_id, [clean(p, NAME_CHARS) for p in players], list(seats), self.clock())
+            self.games[game_id] = _Game(game_id, [clean(p, NAME_CHARS) for p in players], list(seats), self.clock(), deal=deal)
 
     def frame(self, frame: LiveFrame) -> None:
         body = loads(frame.data)
@@ -114,6 +116,14 @@ class LiveBoard:
         with self.lock:
             g = self.games.get(game_id)
             return None if g is None else list(g.seats)
+
+    def siblings(self, game_id: int) -> list[int]:
+        """What each seat is to the rule (bot ids) at every other game on the same deal still being played."""
+        with self.lock:
+            g = self.games.get(game_id)
+            if g is None or g.deal is None:
+                return []
+            return [b for o in self.games.values() if o.id != game_id and o.deal == g.deal and o.ended is None for b in o.seats]
 
     def over(self, game_id: int) -> bool:
         with self.lock:

@@ -50,7 +50,8 @@ class Table:
         self.now = [1000.0]
         self.board = LiveBoard("kododo", delay, clock=lambda: self.now[0])
         self.server.ladder.live = self.board
-        self.board.begin(GAME, ["a", "b"], [bots["alice"], bots["bob"]])
+        self.bots = bots
+        self.board.begin(GAME, ["a", "b"], [bots["alice"], bots["bob"]], deal=99)
         self.played = list(frames(GAME, seed=3))
         for i, frame in enumerate(self.played[:12]):
             self.now[0] = 1000.0 + i
@@ -185,3 +186,25 @@ def test_the_list_of_games_in_progress_shows_no_hand(tmp_path: Path, monkeypatch
     table.at("over")
     assert c.get("/api/v1/live").json()["live"] == []
     assert c.get("/live/999").status_code == 404 and c.get("/api/v1/live/999").status_code == 404
+
+
+@pytest.mark.parametrize("channel", CHANNELS)
+def test_a_bot_playing_the_same_deal_at_another_table_keeps_its_owner_from_this_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, channel: str) -> None:
+    """A duplicate deal's tables (and a deal's seat rotations) hold the same cards: carol, whose bot plays
+    deal 99 at game 8, sees nothing of game 7 (deal 99 too), not even its public view, until game 8 ends."""
+    table = Table(tmp_path, monkeypatch, DELAY)
+    table.board.begin(8, ["c", "a2"], [table.bots["carol"], table.bots["bob"]], deal=99)
+    table.board.begin(9, ["c", "a2"], [table.bots["alice"], table.bots["bob"]], deal=5)  # another deal: no matter
+    carol, anon = client(table.server, table.tokens["carol"]), client(table.server, None)
+    assert ask(carol, channel)[0] == 403
+    assert ask(anon, channel)[0] == 200  # nobody's bot elsewhere: the public view
+    table.at("running-after-delay")
+    assert ask(carol, channel)[0] == 403  # nor the delayed view
+    monkeypatch.setitem(access.RULE, Item.DELAYED_FULL, frozenset(Role))  # control: the protection off
+    status, answer = ask(carol, channel)
+    assert status == 200 and answer is not None and answer["full"] is not None  # every hand of carol's own deal
+    monkeypatch.setitem(access.RULE, Item.DELAYED_FULL, frozenset({Role.ANONYMOUS, Role.PARTICIPANT, Role.ORGANISER}))
+    table.board.end(8)  # carol's game is over: game 7 is hers to watch as anyone's
+    status, answer = ask(carol, channel)
+    assert status == 200 and answer is not None and seen(answer, table) == set() and answer["full"] is not None

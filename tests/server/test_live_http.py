@@ -88,3 +88,27 @@ def test_the_watch_page_needs_its_secret_and_shows_every_hand_only_behind_the_pl
         board.frame(played[1])
         later = loads(c.get(f"{base}/live/1.json").text)
         assert later["full"]["step"] == -1 and all(h in dumps_str(later["full"]) for h in hands)  # type: ignore[index,call-overload]
+
+
+def test_a_stream_ends_when_the_viewers_bot_starts_the_same_deal_elsewhere_and_the_reconnect_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = make_server(tmp_path, monkeypatch)
+    who = {}
+    for name in ("alice", "bob", "carol"):
+        p, token = server.add_participant(name)
+        who[name] = (token, activate_bot(server.db, p.id, None, name, "1", ("python3", "x"), str(tmp_path)))
+    board = server.ladder.live = LiveBoard("kododo", None)
+    board.begin(3, ["a", "b"], [who["alice"][1], who["bob"][1]], deal=42)
+    played = list(frames(3, seed=9))
+    board.frame(played[0])
+    with serving(build(server)) as url, httpx.Client(base_url=url, cookies={"arena_session": who["carol"][0]}) as c:
+        events: list[str] = []
+        with c.stream("GET", "/live/3/events") as r:
+            assert r.status_code == 200
+            for line in r.iter_lines():
+                if line.startswith("event: "):
+                    events.append(line[7:])
+                    if line == "event: frame" and events.count("frame") == 1:
+                        board.begin(4, ["c", "b"], [who["carol"][1], who["bob"][1]], deal=42)  # carol's bot, same deal
+        assert events == ["frame"]  # the stream ended as it was: no "over", no other frame
+        assert c.get("/live/3/events").status_code == 403 and c.get("/live/3").status_code == 403  # the reconnect

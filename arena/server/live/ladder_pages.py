@@ -27,12 +27,15 @@ from arena.server.web_session import COOKIE, access_viewer, html_page, security_
 from arena.web.live_page import games_list, live_page
 
 
-def _roles(server: Server, game_id: int, who: access.Viewer) -> list[Role]:
+def _roles(server: Server, game_id: int, who: access.Viewer) -> tuple[list[Role], list[Role]]:
+    """The viewer's role towards each seat's bot, and towards the bots playing the same deal elsewhere now."""
     seats = server.ladder.live.seats(game_id)
     if seats is None:
         raise Refused(404, f"no game {game_id} in progress (a finished game has its own page: /games/{game_id})")
-    refs = server.read.bot_refs(seats)
-    return [who.role(refs[b].owner if b in refs else None) for b in seats]
+    elsewhere = server.ladder.live.siblings(game_id)
+    refs = server.read.bot_refs([*seats, *elsewhere])
+    return ([who.role(refs[b].owner if b in refs else None) for b in seats],
+            [who.role(refs[b].owner if b in refs else None) for b in elsewhere])
 
 
 def _players(server: Server, game_id: int) -> list[JSON]:
@@ -43,7 +46,8 @@ def _players(server: Server, game_id: int) -> list[JSON]:
 def _shown(request: Request, who: access.Viewer) -> dict[str, JSON]:
     server = state(request)
     game_id = path_id(request)
-    shown = share_of(server.ladder.live, game_id, _roles(server, game_id, who), request)
+    roles, elsewhere = _roles(server, game_id, who)
+    shown = share_of(server.ladder.live, game_id, roles, request, elsewhere)
     return {**shown, "players": _players(server, game_id)}
 
 
@@ -83,17 +87,22 @@ async def live_events(request: Request) -> Response:
     server = state(request)
     game_id = path_id(request)
     # The store is read once: a game's bots (and so the viewer's roles) and their names do not change while
-    # it is played; each poll after that reads the board alone, in memory.
-    roles = await run_in_threadpool(_roles, server, game_id, who)
+    # it is played; each poll after that reads the board alone, in memory (a sibling game that begins
+    # later on the same deal ends the stream: the browser reconnects, and the rule is applied afresh).
+    roles, elsewhere = await run_in_threadpool(_roles, server, game_id, who)
     players = await run_in_threadpool(_players, server, game_id)
+    known = set(server.ladder.live.siblings(game_id))
+
+    def recheck() -> bool:
+        return server.ladder.stopping.is_set() or not set(server.ladder.live.siblings(game_id)) <= known
 
     def current() -> dict[str, JSON] | None:
         try:
-            return {**share_of(server.ladder.live, game_id, roles, request), "players": players}
+            return {**share_of(server.ladder.live, game_id, roles, request, elsewhere), "players": players}
         except Refused:
             return None
 
-    return StreamingResponse(stream(current, server.ladder.stopping.is_set), media_type="text/event-stream",
+    return StreamingResponse(stream(current, recheck), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 

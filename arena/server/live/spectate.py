@@ -29,11 +29,16 @@ class Refused(HTTPException):
         super().__init__(status, detail)
 
 
-def share_of(board: LiveBoard, game_id: int, roles: Sequence[Role], request: Request) -> dict[str, JSON]:
+def share_of(board: LiveBoard, game_id: int, roles: Sequence[Role], request: Request,
+             elsewhere: Sequence[Role] = ()) -> dict[str, JSON]:
     """What this viewer sees of game `game_id` now, narrowed to what the request asks; 404 when no such
-    game is in progress (or just over) here, 403 when it asks for more than its share."""
+    game is in progress (or just over) here, 403 when it asks for more than its share. `elsewhere`: its
+    roles towards the bots playing the same deal at other tables (`access.live_share`)."""
     over = board.over(game_id)
-    share = access.live_share(roles, over)
+    share = access.live_share(roles, over, elsewhere)
+    if not share.public:
+        raise Refused(403, "your bot is playing this game's deal at another table: this game is shown to you "
+                      "once it is over")
     asked = request.query_params.get("seat")
     seats = share.seats
     if asked is not None:
@@ -55,7 +60,8 @@ def sse(data: dict[str, JSON]) -> str:
 
 async def stream(current: Callable[[], dict[str, JSON] | None], stopping: Callable[[], bool]) -> AsyncIterator[str]:
     """`frame` events, each the viewer's share when it changed; `over` once the game is over (then the
-    stream ends), or `gone` when the game left the board."""
+    stream ends), or `gone` when the game left the board. `stopping()` true ends the stream as it is (the
+    browser reconnects by itself: the server stops, or the rule must be applied afresh)."""
     yield "retry: 2000\n\n"
     last = ""
     loop = asyncio.get_running_loop()
