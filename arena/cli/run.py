@@ -56,9 +56,18 @@ NO_PIN = click.option(
     help="The organiser's Ed25519 private key (PEM) that signs every replay (REPLAY.sig.json beside it); made, "
     "mode 0600, when missing, its public half beside it as NAME.pub.pem (default: STORE.key.pem beside the store).",
 )
+@click.option(
+    "--watch", is_flag=True,
+    help="Follow the games as they are played: prints a link to a local page (127.0.0.1, a random port, a secret in "
+    "the address) showing each game's public view live; every hand only once the game is over (or --watch-delay).",
+)
+@click.option(
+    "--watch-delay", metavar="SECONDS", type=click.FloatRange(min=0), default=None,
+    help="With --watch: show every hand this many seconds behind the play (default: only once each game is over).",
+)
 def run_command(
     config: str, fresh: bool, concurrency: int | None, no_pin: bool, restart_bots: bool | None, quiet: bool,
-    cluster: str | None, secret: str | None, key_file: str | None,
+    cluster: str | None, secret: str | None, key_file: str | None, watch: bool = False, watch_delay: float | None = None,
 ) -> None:
     """Play the tournament CONFIG describes; rerun the same command to resume an interrupted run."""
     cfg = tconfig.load(config)
@@ -67,16 +76,28 @@ def run_command(
         click.echo(f"arena: WARNING: not sandboxed: {', '.join(plain)} ({probe().reason or 'sandbox: false in the config'})", err=True)
     for warning in cfg.warnings:
         click.echo(f"arena: WARNING: {warning}", err=True)
+    live = watching = None
+    if watch:
+        from arena.live.board import LiveBoard
+        from arena.server.live.watch import Watch
+
+        live = LiveBoard(cfg.game, watch_delay)
+        watching = Watch(live, cfg.name)
+        click.echo(f"watch the games live: {watching.start()}", err=True)
     where = cluster if cluster is not None else cfg.cluster
     executor = None
     if where is not None:
         from arena.tournament.run.dask_pool import DaskExecutor
 
-        executor = DaskExecutor(ClusterSpec.parse(where))
-    summary = runner.run(
-        cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet, executor=executor,
-        secret=secret, pin=not no_pin, key_file=Path(key_file) if key_file is not None else None,
-    )
+        executor = DaskExecutor(ClusterSpec.parse(where), live)
+    try:
+        summary = runner.run(
+            cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet, executor=executor,
+            secret=secret, pin=not no_pin, key_file=Path(key_file) if key_file is not None else None, live=live,
+        )
+    finally:
+        if watching is not None:
+            watching.stop()
     rate = f", {summary.games_per_second:.1f} games/s" if summary.played else ""
     reused = f", {summary.reused} kept from the earlier config" if summary.reused else ""
     click.echo(

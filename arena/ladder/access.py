@@ -12,6 +12,14 @@ each step, a fault's stderr tail, its check reports), its faults' details (an il
 can carry its hand) and its command and files. The server's own paths (upload folders, replay files)
 are the organiser's alone. The replay download is the public record (`public_replay`), the same bytes
 for every viewer and the bytes the server signs; the organiser gets the file as played.
+
+Games in progress (`live_share`, the live pages of `arena serve` and `arena run --watch`): everyone sees
+the public view as it is played; a seat's own view (its hand) as played is its bot's owner's and the
+organiser's; every seat's view is the organiser's as played, and anyone else's the configured delay
+behind the play (none configured: only once the game is over), except a participant with a bot at the
+table: until the game ends they see no more than their bot does. A game's deal is its siblings' too (seat
+rotations, a duplicate deal's tables): an owner whose bot plays the deal at another table sees nothing
+of this one while theirs is played, not even its public view (its cards are the deal's).
 """
 
 from __future__ import annotations
@@ -38,6 +46,9 @@ class Item(enum.Enum):
     COMMAND = "a bot's command and files"
     SUBMISSION = "a submission, its verdict and its report"
     HOST_PATH = "the server's own paths"
+    LIVE_SEAT = "a seat's own view (its hand) while its game is played"
+    LIVE_FULL = "every seat's view while the game is played"
+    DELAYED_FULL = "every seat's view, the configured delay behind the play"
 
 
 _EVERYONE = frozenset(Role)
@@ -50,6 +61,9 @@ RULE: Mapping[Item, frozenset[Role]] = {
     Item.COMMAND: _OWNER,
     Item.SUBMISSION: _OWNER,
     Item.HOST_PATH: frozenset({Role.ORGANISER}),
+    Item.LIVE_SEAT: _OWNER,
+    Item.LIVE_FULL: frozenset({Role.ORGANISER}),
+    Item.DELAYED_FULL: frozenset({Role.ANONYMOUS, Role.PARTICIPANT, Role.ORGANISER}),  # never an owner at the table
 }
 
 
@@ -174,3 +188,31 @@ def _seat(item: JSON, roles: Sequence[Role]) -> JSON:
     if may_see(role, Item.HOST_PATH):
         return item
     return {**item, "command": [], "cwd": None}
+
+
+@dataclass(frozen=True)
+class LiveShare:
+    """What a viewer sees of a game in progress: `seats`, whose views (hands) it sees as played, and
+    `delayed`: every seat's view, the configured delay behind the play. The public view is everyone's."""
+
+    seats: frozenset[int]
+    delayed: bool
+    public: bool = True  # the public view: not while the viewer's bot plays the same deal elsewhere
+
+
+def live_share(roles: Sequence[Role], over: bool, elsewhere: Sequence[Role] = ()) -> LiveShare:
+    """The rule for games in progress, `roles` the viewer's role towards each seat's bot: once `over`, the
+    finished game's rule (every seat, for everyone); before, `Item.LIVE_FULL` (every seat as played),
+    `Item.LIVE_SEAT` (the seats it may see as played), `Item.DELAYED_FULL` (every seat behind the play) for a
+    viewer none of whose roles at the table is denied it: an owner at the table sees no more than its bot.
+    `elsewhere`: the viewer's roles towards the bots playing the same deal at other tables now; one denied
+    the delayed view there (its bot) denies this game whole (`public` False), until this game is over."""
+    seats = frozenset(range(len(roles)))
+    if over and all(may_see(r, Item.GAME) for r in roles):
+        return LiveShare(seats, False)
+    if roles and all(may_see(r, Item.LIVE_FULL) for r in roles):
+        return LiveShare(seats, False)
+    own = frozenset(s for s, r in enumerate(roles) if may_see(r, Item.LIVE_SEAT))
+    if not all(may_see(r, Item.DELAYED_FULL) for r in elsewhere):
+        return LiveShare(own, False, public=False)
+    return LiveShare(own, bool(roles) and all(may_see(r, Item.DELAYED_FULL) for r in roles))

@@ -41,6 +41,7 @@ class LadderRules:
     check_games: int = 2  # games against the house bots in a submission's check
     workers: int = 1  # local worker processes
     seed: int = 0
+    full_view_delay_s: float | None = None  # live pages: every hand this far behind the play; None: once the game is over
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,15 @@ def _ladder_checks(r: Reader) -> dict[str, Callable[[Any, str], Any]]:
     whole: dict[str, Callable[[Any, str], Any]] = {
         name: (lambda v, w: r.integer(v, w, minimum=0)) for name in ("min_games", "check_games", "seed")}
     return {**whole, "fault_limit": lambda v, w: r.integer(v, w, minimum=1), "workers": lambda v, w: r.integer(v, w, minimum=1),
-            "closeness": lambda v, w: _real(r, v, w), "duplicate": lambda v, w: r.boolean(v, w)}
+            "closeness": lambda v, w: _real(r, v, w), "duplicate": lambda v, w: r.boolean(v, w),
+            "full_view_delay_s": lambda v, w: None if v is None else _delay(r, v, w)}
+
+
+def _delay(r: Reader, value: Any, where: str) -> float:
+    seconds = _real(r, value, where)
+    if seconds < 0:
+        r.fail(where, f"expected a number of seconds, 0 or more (or null: every hand once the game is over), got {seconds}")
+    return seconds
 
 
 def _archive_checks(r: Reader) -> dict[str, Callable[[Any, str], Any]]:

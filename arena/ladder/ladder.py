@@ -44,6 +44,7 @@ from arena.stats.ratings import FastRater
 from arena.core.result import Played
 from arena.core.scheduled import ScheduledGame
 from arena.ladder.states import BotState
+from arena.live.board import LiveBoard
 
 
 def _entrant(bot: Any, i: int) -> EntrantSetup:
@@ -130,6 +131,7 @@ class Ladder:
         self.played = 0
         self.error: str | None = None
         self.halted: Any = lambda: False  # the competition's phase stops the ladder (the final, closed): set by the Server
+        self.live = LiveBoard(config.game, config.ladder.full_view_delay_s)  # the games in progress, for the live pages
 
     # --- control -------------------------------------------------------------------------------------
 
@@ -207,9 +209,9 @@ class Ladder:
         if self.cluster is not None:
             from arena.tournament.run.dask_pool import DaskExecutor
 
-            executor = DaskExecutor(self.cluster)
+            executor = DaskExecutor(self.cluster, live=self.live)
         else:
-            executor = LocalPool(self.config.ladder.workers)
+            executor = LocalPool(self.config.ladder.workers, live=self.live)
         executor.start(setup)
         self.executor, self.field = executor, (*self.field, *(int(b["id"]) for b in joined))
 
@@ -258,6 +260,8 @@ class Ladder:
                 return  # a submission is being checked: its timing is not shared with new games (they wait, reserved)
             task = self.queued.popleft()
             self.inflight[task.index] = task
+            at_table = [self.field[e] for e in task.game.seats]
+            self.live.begin(task.index, [f"bot {b}" for b in at_table], at_table, deal=task.game.seed)
             self.executor.submit(task)
 
     def _ended(self, game_id: int) -> None:
@@ -265,6 +269,7 @@ class Ladder:
             self.gate.ended()
 
     def _discard(self, game_id: int) -> None:
+        self.live.drop(game_id)  # never revealed: it has no result
         self._ended(game_id)
         results.discard(self.db, game_id)
         for path in self.config.replays.glob(f"{game_id:06d}-*"):
@@ -293,4 +298,5 @@ class Ladder:
         seats = [self.field[e] for e in stored.seats]
         done = publish(self.key, self.config.name, game_id, stored.played, stored.replay_path, seats)
         results.commit(self.db, done, self.config.ladder.fault_limit, self.rater)
+        self.live.end(game_id)  # stored: public, as every finished game
         self.played += 1

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from arena.errors import ArenaError, GameBroke, IllegalAction
 from arena.games.base import GameSpec, GameState
@@ -45,7 +45,11 @@ from arena.referee.stderr_log import LogBounds, StderrLog
 from arena.rng import derive_seed, opaque_game_id
 from arena.textsafe import clean
 
-__all__ = ["GameResult", "apply_policy", "default_game_id", "play_game"]
+__all__ = ["GameResult", "StepHook", "apply_policy", "default_game_id", "play_game"]
+
+# Called after the deal (step -1), after each step with its events, and once at the end (`over`): a live
+# view's tap (`arena.live.tap`). It must return at once and never raise; the state is not to be kept.
+StepHook = Callable[[int, GameState, Sequence[JSON], bool], None]
 
 
 class _Game:
@@ -65,7 +69,9 @@ class _Game:
         keep_logs: bool = False,
         on_log: LogSink | None = None,
         log_bounds: LogBounds = LogBounds(),
+        on_step: StepHook | None = None,
     ) -> None:
+        self.on_step = on_step
         self.spec = spec
         self.keep_logs = keep_logs and replay is not None
         self.on_log = on_log
@@ -99,6 +105,8 @@ class _Game:
             self.replay.header(self._header())
         self._begin()
         state = self.state
+        if self.on_step is not None:
+            self.on_step(-1, state, (), False)
         while True:
             deciding = state.to_move()
             if not deciding:
@@ -109,7 +117,7 @@ class _Game:
                 self.judge.release()
             self._play_step(deciding)
         self.judge.end_game()
-        self.step = -1
+        last_step, self.step = self.step, -1
         outcome = state.outcome()
         faults = self.judge.faults
         faulty = {f.seat for f in faults if f.seat >= 0}
@@ -136,6 +144,8 @@ class _Game:
         self._end(result)
         if self.replay is not None:
             self.replay.result(played)
+        if self.on_step is not None:
+            self.on_step(last_step, state, (), True)
         return result
 
     def _header(self) -> Header:
@@ -305,6 +315,8 @@ class _Game:
                     target.events.append(data)
         if self.replay is not None:
             self.replay.events(self.step, public)
+        if self.on_step is not None:
+            self.on_step(self.step, state, public, False)
         self.judge.record_logs(self.keep_logs, self.on_log)
 
     def _end(self, result: GameResult) -> None:
@@ -351,12 +363,14 @@ def play_game(
     keep_logs: bool = False,
     on_log: LogSink | None = None,
     log_bounds: LogBounds = LogBounds(),
+    on_step: StepHook | None = None,
 ) -> GameResult:
     """Play one game; `bots[i]` holds seat i. The bots stay running for the next game (close them
     yourself); a bot that crashed or flooded is dead afterwards (`alive` is False): restart it.
     `script`: play a branch of a recorded game, its recorded actions before `script.at_step`.
     `keep_logs`: write each seat's stderr lines per step into the replay (`log` records); `on_log`
-    gets them too, step by step (`arena.referee.stderr_log`: bounded by `log_bounds`, and clean)."""
+    gets them too, step by step (`arena.referee.stderr_log`: bounded by `log_bounds`, and clean).
+    `on_step`: told of the state after the deal, each step and the end (`StepHook`: a live view's tap)."""
     spec = get_game(game) if isinstance(game, str) else game
     spec.check_seats(len(bots))
     if len({id(bot) for bot in bots}) != len(bots):
@@ -369,7 +383,7 @@ def play_game(
     match = None
     try:
         match = _Game(spec, bots, int(seed), resolved, time_control, policy, replay, gid, clock, link, script,
-                      keep_logs, on_log, log_bounds)
+                      keep_logs, on_log, log_bounds, on_step)
         return match.run()
     except Exception as exc:  # noqa: BLE001 - the game's own code may raise anything: then it is the game's fault
         said = broke(spec, exc, match.step if match is not None else -1)

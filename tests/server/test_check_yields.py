@@ -34,7 +34,7 @@ class FakePool:
     starts: list[float] = []  # when each game was submitted (class-wide: the ladder makes the pool)
     ends: list[float] = []
 
-    def __init__(self, workers: int, cpus: Any = None) -> None:
+    def __init__(self, workers: int, cpus: Any = None, live: Any = None) -> None:
         self.capacity = workers
         self.running: deque[tuple[float, GameTask]] = deque()
 

@@ -22,7 +22,7 @@ class Started:
     capacity = 0
     setups: list[PlayerSetup] = []
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, live: Any = None) -> None:
         pass
 
     def start(self, setup: PlayerSetup) -> None:

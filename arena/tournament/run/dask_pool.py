@@ -41,6 +41,7 @@ from typing import Any
 
 from arena.tournament.config.cluster import ClusterError, ClusterSpec
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
+from arena.live.tap import LiveSink
 
 IN_FLIGHT_PER_WORKER = 2  # one game playing, one ready, as the local pool does
 POLL_S = 0.5  # how often a wait checks that the scheduler is still there
@@ -60,8 +61,11 @@ def import_distributed() -> Any:
 class DaskExecutor:
     """`Executor` over a Dask cluster: a scheduler's address, or a LocalCluster started here."""
 
-    def __init__(self, spec: ClusterSpec) -> None:
+    def __init__(self, spec: ClusterSpec, live: LiveSink | None = None) -> None:
+        """`live`: where each game's live frames go (`arena.live`), sent by the workers as events of this
+        run's own topic, which only this client subscribes to."""
         self.spec = spec
+        self.live = live
         self.dd = import_distributed()
         self.cluster: Any = None
         self.client: Any = None
@@ -71,6 +75,7 @@ class DaskExecutor:
         self.futures: dict[str, GameTask] = {}  # Dask key -> task, for the futures in flight
         self.inflight: dict[str, Any] = {}  # Dask key -> future
         self.capacity = IN_FLIGHT_PER_WORKER
+        self.topic: str | None = None  # the live frames' topic, when `live`
 
     # --- Executor --------------------------------------------------------------------------------
 
@@ -80,6 +85,9 @@ class DaskExecutor:
         from arena.tournament.run.dask_worker import PLUGIN_NAME, BotCache
 
         self.client.register_plugin(BotCache(), name=PLUGIN_NAME)
+        if self.live is not None:
+            self.topic = f"{self.key}-live-{uuid.uuid4().hex}"
+            self.client.subscribe_topic(self.topic, self._frame)
         self.check_workers(setup)
         self.capacity = IN_FLIGHT_PER_WORKER * self.worker_count()
         # Sent to every worker once (and fetched by a worker that joins later), not pickled per game.
@@ -89,7 +97,7 @@ class DaskExecutor:
         from arena.tournament.run.dask_worker import play_task
 
         name = f"{self.key}-game{task.index}-try{task.attempt}"
-        future = self.client.submit(play_task, self.key, self.setup_data, task, key=name, pure=False, retries=0)
+        future = self.client.submit(play_task, self.key, self.setup_data, task, self.topic, key=name, pure=False, retries=0)
         self.futures[future.key] = task
         self.inflight[future.key] = future
 
@@ -128,6 +136,17 @@ class DaskExecutor:
             self.cluster.close()
             self.cluster = None
         return events
+
+    def _frame(self, event: Any) -> None:
+        """A live frame from a worker (on the client's event loop: handed to the board, which only stores it)."""
+        from arena.tournament.run.dask_worker import live_frame
+
+        frame = live_frame(event)
+        if frame is not None and self.live is not None:
+            try:
+                self.live.frame(frame)
+            except Exception:  # noqa: BLE001 - a frame the board cannot take is only a frame lost
+                pass
 
     # --- the cluster ------------------------------------------------------------------------------
 

@@ -23,6 +23,8 @@ from arena.core.faults import Fault
 from arena.tournament.config.tournament import TournamentConfig
 from arena.tournament.run.messages import GameDone, GameFailed, GameTask, WorkerBug
 from arena.tournament.run.player import GamePlayer, PlayerSetup, play_event
+from arena.live.frame import LiveFrame
+from arena.live.tap import LiveTap
 
 PLUGIN_NAME = "arena-bots"
 T = TypeVar("T")
@@ -54,10 +56,12 @@ class BotCache(WorkerPlugin):
             raise RuntimeError("the arena plugin was used before its setup")
         return self.thread.submit(fn).result()
 
-    def player(self, key: str, setup: PlayerSetup) -> GamePlayer:
+    def player(self, key: str, setup: PlayerSetup, live: str | None = None) -> GamePlayer:
         player = self.players.get(key)
         if player is None:
             player = self.players[key] = GamePlayer(setup)
+        if live is not None and player.live is None:
+            player.live = LiveTap(EventSink(get_worker(), live))
         return player
 
     def close(self, key: str) -> list[tuple[str, Fault]]:
@@ -65,7 +69,32 @@ class BotCache(WorkerPlugin):
         if player is None:
             return []
         self.on_thread(player.close)
+        if player.live is not None:
+            player.live.close()
         return list(player.bot_faults)
+
+
+class EventSink:
+    """A worker's live frames (`arena.live`), sent to the coordinator as events of the run's own topic
+    through the scheduler (`Worker.log_event`: queued on the worker's batched stream, never waited for;
+    the coordinator subscribed to the topic). The bots never see them: they are not on any bot's pipe."""
+
+    def __init__(self, worker: Worker, topic: str) -> None:
+        self.worker, self.topic = worker, topic
+
+    def frame(self, frame: LiveFrame) -> None:
+        self.worker.log_event(self.topic, {"game": frame.game, "step": frame.step, "over": frame.over, "data": frame.data})
+
+
+def live_frame(event: object) -> LiveFrame | None:
+    """The frame in a live topic's event (`(timestamp, message)` as the scheduler passes it on); None if it is not one."""
+    message = event[1] if isinstance(event, tuple) and len(event) == 2 else None
+    if not isinstance(message, dict):
+        return None
+    try:
+        return LiveFrame(int(message["game"]), int(message["step"]), bool(message["over"]), bytes(message["data"]))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _cache(worker: Worker | None = None) -> BotCache:
@@ -75,11 +104,12 @@ def _cache(worker: Worker | None = None) -> BotCache:
     return plugin
 
 
-def play_task(key: str, setup: PlayerSetup, task: GameTask) -> GameDone | GameFailed | WorkerBug:
+def play_task(key: str, setup: PlayerSetup, task: GameTask, live: str | None = None) -> GameDone | GameFailed | WorkerBug:
     """A Dask task: play one scheduled game with this worker's long-lived bots; what became of it is
-    `play_event`'s, as in the local pool (a lost worker is the scheduler's to report)."""
+    `play_event`'s, as in the local pool (a lost worker is the scheduler's to report). `live`: the topic
+    its live frames go to (`EventSink`)."""
     cache = _cache()
-    player = cache.player(key, setup)
+    player = cache.player(key, setup, live)
     return cache.on_thread(lambda: play_event(player, task))
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from arena.tournament.run.messages import ClosingFaults, Event, GameTask, PlayerSetup
 from arena.tournament.run.signals import uninterrupted
+from arena.live.tap import LiveSink, LiveTap
 
 if TYPE_CHECKING:  # imported when games are played here: a coordinator of workers never loads the referee
     from arena.tournament.run.player import GamePlayer
@@ -45,14 +46,16 @@ class InlineExecutor:
 
     capacity = 1
 
-    def __init__(self) -> None:
+    def __init__(self, live: LiveSink | None = None) -> None:
         self.player: GamePlayer | None = None
         self.queue: deque[GameTask] = deque()
+        self.tap = LiveTap(live) if live is not None else None  # its own thread: the game never waits on the sink
 
     def start(self, setup: PlayerSetup) -> None:
         from arena.tournament.run.player import GamePlayer
 
         self.player = GamePlayer(setup)
+        self.player.live = self.tap
 
     def submit(self, task: GameTask) -> None:
         self.queue.append(task)
@@ -66,6 +69,8 @@ class InlineExecutor:
 
     def close(self, interrupted: bool) -> list[Event]:
         self.queue.clear()
+        if self.tap is not None:
+            self.tap.close()
         if self.player is None:
             return []
         with uninterrupted():

@@ -29,6 +29,8 @@ from arena.tournament.run.affinity import pin
 from arena.tournament.run.signals import sigint_ignored, uninterrupted
 from arena.exits import describe_exit
 from arena.games.registry import game_module
+from arena.live.feed import LiveFeed
+from arena.live.tap import LiveSink
 
 PREFETCH = 2  # tasks queued per worker: one playing, one ready
 # What the fork server imports once, before it forks any worker: the worker loop (the referee), then the game.
@@ -36,7 +38,7 @@ WORKER_MODULES = ("arena.tournament.run.local_worker",)
 
 
 def _worker_entry(conn: multiprocessing.connection.Connection, setup: PlayerSetup, cpu: int | None = None,
-                  env: dict[str, str] | None = None) -> None:
+                  env: dict[str, str] | None = None, live: multiprocessing.connection.Connection | None = None) -> None:
     """A worker process's first call: the referee is imported there, never in the coordinator. With a
     `cpu` (`affinity.worker_cpus`), the worker and every bot it starts run on that CPU only. `env`: the
     coordinator's environment as the worker starts (the fork server's is the one it was started with)."""
@@ -47,7 +49,7 @@ def _worker_entry(conn: multiprocessing.connection.Connection, setup: PlayerSetu
         pin(cpu)
     from arena.tournament.run.local_worker import worker_main
 
-    worker_main(conn, setup)
+    worker_main(conn, setup, live)
 
 
 def worker_context(game: str | None = None) -> multiprocessing.context.ForkServerContext:
@@ -115,8 +117,9 @@ class LocalPool:
 
     ctx: multiprocessing.context.ForkServerContext  # set by `start`, which knows the game the workers preload
 
-    def __init__(self, workers: int, cpus: Sequence[int] | None = None) -> None:
-        """`cpus`: the CPU of each worker (`affinity.worker_cpus`), or None: workers run on any CPU."""
+    def __init__(self, workers: int, cpus: Sequence[int] | None = None, live: LiveSink | None = None) -> None:
+        """`cpus`: the CPU of each worker (`affinity.worker_cpus`), or None: workers run on any CPU.
+        `live`: where each game's live frames go (`arena.live`), read from each worker's own live pipe."""
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
         if cpus is not None and len(cpus) != workers:
@@ -129,6 +132,7 @@ class LocalPool:
         self.started = 0
         self.pending: deque[Event] = deque()
         self.selector = selectors.DefaultSelector()  # kept: one epoll for the run, not a poll set per event
+        self.feed = LiveFeed(live) if live is not None else None
 
     def start(self, setup: PlayerSetup) -> None:
         self.setup = setup
@@ -138,12 +142,16 @@ class LocalPool:
 
     def _spawn(self, cpu: int | None) -> _Worker:
         mine, theirs = self.ctx.Pipe(duplex=True)
+        frames, sends = self.ctx.Pipe(duplex=False) if self.feed is not None else (None, None)
         self.started += 1
         proc = self.ctx.Process(target=_worker_entry, args=(theirs, self.setup, cpu, dict(os.environ)), daemon=False,
-                                name=f"arena-worker-{self.started}")
+                                kwargs={"live": sends} if sends is not None else {}, name=f"arena-worker-{self.started}")
         with sigint_ignored(), arena_script_not_rerun():
             proc.start()
         theirs.close()  # only the worker holds its end: its death (or ours) closes the pipe
+        if self.feed is not None and frames is not None and sends is not None:
+            sends.close()
+            self.feed.add(frames)
         return _Worker(self.started, proc, mine, cpu)
 
     def submit(self, task: GameTask) -> None:
@@ -227,6 +235,8 @@ class LocalPool:
                     break
             self._reap(w, deadline)
         self.selector.close()
+        if self.feed is not None:
+            self.feed.close()
         events: list[Event] = [e for e in self.pending if not isinstance(e, WorkerLost)]
         self.pending.clear()
         return events

@@ -16,10 +16,13 @@ import traceback
 from arena.tournament.run.messages import ClosingFaults, GameTask, Stop, WorkerBug, WorkerMessage
 from arena.tournament.run.player import GamePlayer, PlayerSetup, play_event
 from arena.tournament.run.signals import ignore, interrupt_once
+from arena.live.tap import LiveTap, PipeSink
 
 
-def worker_main(conn: multiprocessing.connection.Connection, setup: PlayerSetup) -> None:
-    """The entry point of a worker process; returns (exit status 0) however the coordinator stops it."""
+def worker_main(conn: multiprocessing.connection.Connection, setup: PlayerSetup,
+                live: multiprocessing.connection.Connection | None = None) -> None:
+    """The entry point of a worker process; returns (exit status 0) however the coordinator stops it.
+    `live`: the write end of its live pipe (`arena.live`): each game's frames go there as it is played."""
     signal.signal(signal.SIGINT, ignore)
     signal.signal(signal.SIGTERM, interrupt_once)
     try:
@@ -27,6 +30,8 @@ def worker_main(conn: multiprocessing.connection.Connection, setup: PlayerSetup)
     except KeyboardInterrupt:
         conn.close()  # stopped before it had any bot: nothing to close or report
         return
+    tap = LiveTap(PipeSink(live)) if live is not None else None
+    player.live = tap
     try:
         try:
             _serve(conn, player)
@@ -36,6 +41,9 @@ def worker_main(conn: multiprocessing.connection.Connection, setup: PlayerSetup)
     except KeyboardInterrupt:  # the SIGTERM arrived as the cleanup began: finish it
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         player.close()
+    if tap is not None and live is not None:
+        tap.close()
+        live.close()
     _send(conn, ClosingFaults(tuple(player.bot_faults)))
     conn.close()
 

@@ -30,6 +30,7 @@ from arena.sandbox.policy import Scratch
 from arena.tournament.run.messages import GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug
 from arena.results.stored import StoredGame
 from arena.tournament.run.slots import Slot, Slots, discard
+from arena.live.tap import LiveTap
 
 __all__ = ["GamePlayer", "PlayerSetup", "play_event", "played_game_id", "played_seed", "stored_game"]
 
@@ -57,6 +58,7 @@ class GamePlayer:
         kept = {i: e.sandbox.keep_dir if e.sandbox.scratch is Scratch.KEEP else None for i, e in enumerate(self.config.entrants)}
         self.slots: Slots[BotProcess] = Slots(self.config.players, kept)
         self.bot_faults: list[tuple[str, Fault]] = []  # (entrant, fault): outside games
+        self.live: LiveTap | None = None  # frames of each game as it is played, for a live view (`arena.live`)
 
     def _close(self, slot: Slot[BotProcess]) -> None:
         bot, slot.process = slot.process, None
@@ -114,6 +116,7 @@ class GamePlayer:
                 replay_path=replay,
                 game_id=played_game_id(self.secret, self.spec.name, game),
                 keep_logs=self.config.keep_logs,
+                on_step=self.live.hook(task.index) if self.live is not None else None,
             )
         except OSError as exc:
             if exc.errno not in _OUTPUT_ERRNOS:

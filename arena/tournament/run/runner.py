@@ -39,6 +39,7 @@ from arena.tournament.run.executor import Executor, InlineExecutor
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
 from arena.tournament.run.affinity import usable_cpus, worker_cpus
 from arena.tournament.run.local_pool import LocalPool
+from arena.live.board import LiveBoard
 from arena.tournament.run.progress import Progress
 from arena.tournament.run.signed import ReplaySigner
 from arena.stats.ratings import RatingModel, Standing, leaderboard
@@ -143,11 +144,11 @@ def check_outputs(config: TournamentConfig) -> None:
         ) from None
 
 
-def _default_executor(config: TournamentConfig, workers: int, pin: bool) -> Executor:
+def _default_executor(config: TournamentConfig, workers: int, pin: bool, live: LiveBoard | None = None) -> Executor:
     """In-process play for one game at a time, else a local pool, pinned where that takes no CPU from a bot."""
     if workers <= 1:
-        return InlineExecutor()
-    return LocalPool(workers, worker_cpus(workers, config.entrants, usable_cpus()) if pin else None)
+        return InlineExecutor(live)
+    return LocalPool(workers, worker_cpus(workers, config.entrants, usable_cpus()) if pin else None, live)
 
 
 def run(
@@ -167,6 +168,7 @@ def run(
     secret: str | None = None,
     pin: bool = True,
     key_file: Path | None = None,
+    live: LiveBoard | None = None,
 ) -> RunSummary:
     """Play every game of the schedule that the store does not hold yet, then rate them all.
 
@@ -178,6 +180,7 @@ def run(
     `pin`: a local pool puts each worker and its bots on a CPU of their own where `affinity.worker_cpus`
     allows it (`arena run --no-pin`: never). Every replay is signed with the organiser's key
     (`signed.ReplaySigner`): `key_file` (`arena run --key`), by default `STORE.key.pem` beside the store.
+    `live` (`arena run --watch`): the board of the games in progress, fed by the default executor's workers.
     """
     n_workers = concurrency or config.concurrency or os.cpu_count() or 1
     restart = config.restart_bots if restart_bots is None else restart_bots
@@ -212,7 +215,7 @@ def run(
             return f"{clean(top.name, NAME_CHARS)} ({top.score:.2f})"
 
         state = _Coordinator(store, unrated.append, progress, leader, notices if notices is not None else sys.stderr,
-                             signer)
+                             signer, live=live, names=list(names))
         ends = {g.round: g.index + 1 for g in schedule}  # one past each round's last index
 
         def record_stop(after: int) -> None:
@@ -231,7 +234,7 @@ def run(
         try:
             if todo and not gate.stopped:
                 if executor is None:
-                    executor = _default_executor(config, min(n_workers, len(todo)), pin)
+                    executor = _default_executor(config, min(n_workers, len(todo)), pin, live)
                 with terminate_as_interrupt():
                     state.play(executor, PlayerSetup(config, restart, store.secret()), todo, gate)
         except KeyboardInterrupt:
@@ -276,6 +279,8 @@ class _Coordinator:
     leader: Callable[[], str]
     notices: TextIO
     signer: ReplaySigner | None = None  # signs each game's replay before it is stored
+    live: LiveBoard | None = None  # the games in progress, for `arena run --watch`
+    names: list[str] = field(default_factory=list)  # the entrants', for the live board's seats
     played: int = 0
     decisions: int = 0
     workers_lost: int = 0
@@ -289,6 +294,8 @@ class _Coordinator:
             while True:
                 while todo and len(in_flight) < executor.capacity and gate.allows(todo[0].game):
                     task = todo.popleft()
+                    if self.live is not None:
+                        self.live.begin(task.index, [self.names[e] for e in task.game.seats], task.game.seats)
                     executor.submit(task)
                     in_flight[task.index] = task
                 if not in_flight:
@@ -303,9 +310,16 @@ class _Coordinator:
                     pass  # the run is already stopping for an earlier reason, the one reported
 
     def handle(self, event: Event, in_flight: dict[int, GameTask], todo: deque[GameTask], gate: RoundGate) -> None:
+        if self.live is not None:  # a game lost or failed may be played again on its deal: never revealed
+            for task in event.tasks if isinstance(event, WorkerLost) else ():
+                self.live.drop(task.index)
+            if isinstance(event, (GameFailed, WorkerBug)) and event.task is not None:
+                self.live.drop(event.task.index)
         if isinstance(event, GameDone):
             in_flight.pop(event.task.index, None)
             self.finished(event.stored, gate)
+            if self.live is not None:
+                self.live.end(event.task.index)
         elif isinstance(event, ClosingFaults):
             self.bot_faults.extend(f for f in event.faults if f not in self.bot_faults)
         elif isinstance(event, WorkerLost):
