@@ -178,7 +178,7 @@
   function poll() {
     fetch(base + "state?since=" + version, { cache: "no-store" })
       .then(function (r) { if (!r.ok) { throw new Error("HTTP " + r.status); } return r.json(); })
-      .then(function (s) { failures = 0; update(s); poll(); }, function () {
+      .then(function (s) { failures = 0; update(s); if (s.phase !== "over") { poll(); } }, function () {
         failures += 1;
         if (state && (state.phase === "over" || state.phase === "closed")) {
           $("status").textContent = "the game is over (its seat server has closed)";
