@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 C_BOT = str(ROOT / "sample_bots" / "c" / "random_bot")
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 SEATS = {"kododo": 2, "kolpa": 3, "kodama-duo": 2, "kodama-draft": 3}
+OPTIONS = {"kolpa": ("--option", "max_rounds=1")}  # one round of Kolpa: the test's game stays short
 ARENA = str(Path(sys.executable).with_name("arena"))
 URL = re.compile(r"open (http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]+/)")
 
@@ -41,7 +42,7 @@ class Game:
         self.replay = tmp / f"{game}.jsonl"
         bots = [a for _ in range(SEATS[game] - 1) for a in ("--bot", C_BOT)]
         argv = [ARENA, "play", game, "--human", "0", *bots, "--seed", str(seed),
-                "--replay", str(self.replay), "--no-sandbox", "--quiet", *extra]
+                "--replay", str(self.replay), "--no-sandbox", "--quiet", *OPTIONS.get(game, ()), *extra]
         self.proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.proc.stderr is not None
         self.url = self._link(self.proc.stderr)
@@ -97,8 +98,10 @@ def wait_for(pg: Page, expression: str, timeout_s: float = 20) -> None:
 SHOWN = "document.documentElement.getAttribute('data-version') + '/' + document.getElementById('picked').innerHTML"
 
 
-def play_by_clicking(pg: Page, shots: dict[int, str] | None = None, reload_at: int | None = None) -> tuple[int, int]:
-    """Click through every decision of the seat; returns (decisions, clicks on the board itself)."""
+def play_by_clicking(pg: Page, shots: dict[int, str] | None = None, reload_at: int | None = None,
+                     stop_after: int | None = None) -> tuple[int, int]:
+    """Click through every decision of the seat (or until `stop_after` decisions are seen); returns
+    (decisions, clicks on the board itself)."""
     decisions = board_clicks = 0
     last_request = ""
     deadline = time.monotonic() + 90
@@ -112,6 +115,8 @@ def play_by_clicking(pg: Page, shots: dict[int, str] | None = None, reload_at: i
         request = str(pg.evaluate("document.documentElement.getAttribute('data-request')"))
         if request != last_request:
             last_request = request
+            if stop_after is not None and decisions == stop_after:
+                return decisions, board_clicks
             decisions += 1
             if shots and decisions in shots:
                 screenshot(pg, shots[decisions])
@@ -166,3 +171,26 @@ def test_a_person_plays_a_whole_game_by_clicking(browser: Browser, tmp_path: Pat
     assert board_clicks > 0, "the game's renderer offered nothing to click on its board"
     assert problems == []
     keep(f"human-{game}-1280")
+
+
+def test_on_a_phone_a_reloaded_page_resumes_the_seat_and_a_stale_choice_is_refused(browser: Browser, tmp_path: Path) -> None:
+    played = Game("kodama-duo", tmp_path, seed=11)
+    try:
+        pg, problems = open_seat(browser, played.url, 390)
+        # Two decisions, a picture, then the page is reloaded mid-game (at its third decision).
+        wait_for(pg, "document.documentElement.getAttribute('data-phase') === 'asked'")
+        first = int(str(pg.evaluate("document.documentElement.getAttribute('data-request')")))
+        decisions, _ = play_by_clicking(pg, shots={2: "human-kodama-duo-390"}, reload_at=3, stop_after=4)
+        # A choice for the first request, long answered (a stale tab, a replayed POST): refused on the page.
+        pg.evaluate(f"ArenaHuman.choose({first}, 0)")
+        wait_for(pg, "document.getElementById('message').textContent.indexOf('refused') === 0")
+        assert "already answered" in pg.inner_text("#message")
+        screenshot(pg, "human-kodama-duo-390-refused")
+        play_by_clicking(pg)
+        played.finish()
+    finally:
+        played.kill()
+    check_replay(played.replay)
+    assert decisions >= 4
+    assert [p for p in problems if "409" not in p] == []  # the refused POST is the only failed request
+    keep("human-kodama-duo-390")
