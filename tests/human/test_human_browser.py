@@ -19,9 +19,9 @@ from typing import IO, Iterator, TYPE_CHECKING
 
 import pytest
 
-from arena.audit.verify import verify_replay
 from arena.replay import iter_replay
 from tests.support.browser import screenshot
+from tests.support.plugins import fake_distribution, plugin_env
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -38,12 +38,13 @@ URL = re.compile(r"open (http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]+/)")
 
 
 class Game:
-    def __init__(self, game: str, tmp: Path, seed: int = 7, extra: tuple[str, ...] = ()) -> None:
+    def __init__(self, game: str, tmp: Path, seed: int = 7, extra: tuple[str, ...] = (), bot: str = C_BOT,
+                 env: dict[str, str] | None = None) -> None:
         self.replay = tmp / f"{game}.jsonl"
-        bots = [a for _ in range(SEATS[game] - 1) for a in ("--bot", C_BOT)]
+        bots = [a for _ in range(SEATS.get(game, 2) - 1) for a in ("--bot", bot)]
         argv = [ARENA, "play", game, "--human", "0", *bots, "--seed", str(seed),
                 "--replay", str(self.replay), "--no-sandbox", "--quiet", *OPTIONS.get(game, ()), *extra]
-        self.proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         assert self.proc.stderr is not None
         self.url = self._link(self.proc.stderr)
 
@@ -140,9 +141,8 @@ def play_by_clicking(pg: Page, shots: dict[int, str] | None = None, reload_at: i
     raise AssertionError(f"the game did not end within 90 s: {decisions} decisions; the page shows {pg.inner_text('body')[:800]!r}")
 
 
-def check_replay(path: Path, seat: int = 0) -> list[dict[str, object]]:
-    verify_replay(path)  # raises at the first problem
-    checked = subprocess.run([ARENA, "verify", str(path)], capture_output=True, text=True)
+def check_replay(path: Path, seat: int = 0, env: dict[str, str] | None = None) -> list[dict[str, object]]:
+    checked = subprocess.run([ARENA, "verify", str(path)], capture_output=True, text=True, env=env)
     assert checked.returncode == 0 and checked.stdout.startswith("ok:"), checked.stdout + checked.stderr
     records = [r for _, r in iter_replay(str(path))]
     mine = [r for r in records if r["type"] == "decision" and r["seat"] == seat]
@@ -152,6 +152,9 @@ def check_replay(path: Path, seat: int = 0) -> list[dict[str, object]]:
 
 
 def keep(name: str) -> None:
+    """The README's pictures: copied from tests/web/artifacts with ARENA_UPDATE_SCREENSHOTS=1 (as the ladder's)."""
+    if os.environ.get("ARENA_UPDATE_SCREENSHOTS") != "1":
+        return
     shot = Path(__file__).resolve().parents[1] / "web" / "artifacts" / f"{name}.png"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     shutil.copy(shot, SCREENSHOTS / f"{name}.png")
@@ -194,3 +197,26 @@ def test_on_a_phone_a_reloaded_page_resumes_the_seat_and_a_stale_choice_is_refus
     assert decisions >= 4
     assert [p for p in problems if "409" not in p] == []  # the refused POST is the only failed request
     keep("human-kodama-duo-390")
+
+
+def test_a_game_whose_renderer_offers_nothing_lists_the_legal_actions(browser: Browser, tmp_path: Path) -> None:
+    """Goofspiel (examples/goofspiel, a plugin from outside) draws its board but offers no actions: each
+    legal action is a button, and a person plays the whole game with them."""
+    example = ROOT / "examples" / "goofspiel"
+    site = fake_distribution(tmp_path / "site", "arena-goofspiel", "1.0.0", {"goofspiel": "goofspiel:SPEC"}, {})
+    env = plugin_env(site, example)
+    played = Game("goofspiel", tmp_path, bot=f"{sys.executable} {example / 'goofspiel' / 'random_bot.py'}", env=env)
+    try:
+        pg, problems = open_seat(browser, played.url, 1280)
+        wait_for(pg, "document.documentElement.getAttribute('data-phase') === 'asked'")
+        assert pg.locator("#board .prize[data-prize]").count() == 1  # its own renderer draws the board
+        buttons = pg.locator("#options button").all_inner_texts()
+        legal = pg.evaluate("ArenaHuman.state().legal.map(a => JSON.stringify(a))")
+        assert buttons == legal and len(buttons) > 1
+        decisions, board_clicks = play_by_clicking(pg)
+        played.finish()
+    finally:
+        played.kill()
+    check_replay(played.replay, env=env)
+    assert decisions > 2 and board_clicks == 0
+    assert problems == []
