@@ -126,6 +126,9 @@ def play_command(
 
     Example (`arena games` lists the GAMEs): arena play GAME --bot 'python3 sample_bots/python/random_bot.py' --bot sample_bots/c/random_bot
 
+    Play a seat yourself: arena play GAME --human 0 --bot CMD prints a link to a local page where you
+    play seat 0 (--tui: in this terminal); the --bots take the other seats in order.
+
     A --seed reproduces the game: the game id is a one-way hash of it, and each bot gets ARENA_SEED (a
     one-way hash of the seed and its seat) in its environment, which the sample bots seed themselves
     from. Without --seed the seed is 63 random bits; a small seed you give, a bot can find by trying.
@@ -136,7 +139,7 @@ def play_command(
     if human is not None and not 0 <= human < seats:
         raise SeatCountError(f"--human {human}: give a seat from 0 to {seats - 1}")
     if tui and human is None:
-        raise SeatCountError("--tui plays a human seat: give --human SEAT too")
+        raise click.UsageError("--tui plays a human seat: give --human SEAT too")
     if human is not None:
         decision_ms = human_ms  # a person's pace: one clock rule for the table
     shown = stderr_seats(show_stderr, seats)

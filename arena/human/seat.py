@@ -173,11 +173,25 @@ def serve_referee(table: HumanTable, server: SeatServer) -> int:
                 return 0
 
 
+def not_dumpable() -> None:
+    """Make /proc/PID/environ and /proc/PID/mem of this process the kernel's (root's) only: a bot run
+    unsandboxed as the same user cannot read the secret from them. (A sandboxed bot sees neither this
+    process nor the loopback network.) Linux only; elsewhere nothing."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+    except (OSError, AttributeError):
+        pass
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         sys.stderr.write("usage: python -m arena.human.seat GAME (arena play --human starts it)\n")
         return 2
-    secret = os.environ.get("ARENA_HUMAN_SECRET", "")
+    not_dumpable()
+    secret = os.environ.pop("ARENA_HUMAN_SECRET", "")
     info = os.environ.get("ARENA_HUMAN_INFO", "")
     if len(secret) < 16 or not info:
         sys.stderr.write("arena.human.seat: ARENA_HUMAN_SECRET and ARENA_HUMAN_INFO must be set (arena play --human sets them)\n")
