@@ -45,6 +45,9 @@ class SeatServer(ThreadingHTTPServer):
         self.write_lock = threading.Lock()
         self.answers = sys.stdout.buffer  # where accepted choices go: the referee
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a dropped connection's traceback would go to stderr, which the referee bounds per game: none
+
     @property
     def port(self) -> int:
         return int(self.server_address[1])
