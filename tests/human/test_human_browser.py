@@ -165,6 +165,10 @@ def test_a_person_plays_a_whole_game_by_clicking(browser: Browser, tmp_path: Pat
     played = Game(game, tmp_path)
     try:
         pg, problems = open_seat(browser, played.url, 1280)
+        wait_for(pg, "document.documentElement.getAttribute('data-phase') === 'asked'")
+        # The page holds the seat's own view only: the other seats' hidden cards are not in its data.
+        data = pg.evaluate("JSON.stringify(ArenaHuman.state())")
+        assert '"hands"' not in data and pg.locator("#board [data-hand-seat='1'] .card[data-card]").count() == 0
         decisions, board_clicks = play_by_clicking(pg, shots={3: f"human-{game}-1280"})
         played.finish()
     finally:
