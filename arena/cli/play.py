@@ -94,6 +94,11 @@ def parse_command(text: str, index: int) -> tuple[str, ...]:
 @click.option("--keep-logs", is_flag=True, help="Write each seat's stderr lines per step into the replay (for `arena view`).")
 @click.option("--quiet", is_flag=True, help="Only the result, not the step-by-step log.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
+@click.option("--human", "human", type=int, default=None, metavar="SEAT",
+              help="You play this seat, in your browser (a local page, its link printed); the --bots fill the other seats in order.")
+@click.option("--human-ms", type=int, default=300_000, show_default=True,
+              help="With --human: the time limit per decision (every seat's: the table has one clock rule).")
+@click.option("--tui", is_flag=True, help="With --human: play in this terminal (numbered actions on stdin) instead of a browser.")
 def play_command(
     game: str,
     bots: tuple[str, ...],
@@ -113,18 +118,31 @@ def play_command(
     keep_logs: bool,
     quiet: bool,
     as_json: bool,
+    human: int | None = None,
+    human_ms: int = 300_000,
+    tui: bool = False,
 ) -> None:
     """Play one GAME between bots and show what happened.
 
     Example (`arena games` lists the GAMEs): arena play GAME --bot 'python3 sample_bots/python/random_bot.py' --bot sample_bots/c/random_bot
+
+    Play a seat yourself: arena play GAME --human 0 --bot CMD prints a link to a local page where you
+    play seat 0 (--tui: in this terminal); the --bots take the other seats in order.
 
     A --seed reproduces the game: the game id is a one-way hash of it, and each bot gets ARENA_SEED (a
     one-way hash of the seed and its seat) in its environment, which the sample bots seed themselves
     from. Without --seed the seed is 63 random bits; a small seed you give, a bot can find by trying.
     """
     spec = get_game(game)
-    spec.check_seats(len(bots))
-    shown = stderr_seats(show_stderr, len(bots))
+    seats = len(bots) + (human is not None)
+    spec.check_seats(seats)
+    if human is not None and not 0 <= human < seats:
+        raise SeatCountError(f"--human {human}: give a seat from 0 to {seats - 1}")
+    if tui and human is None:
+        raise click.UsageError("--tui plays a human seat: give --human SEAT too")
+    if human is not None:
+        decision_ms = human_ms  # a person's pace: one clock rule for the table
+    shown = stderr_seats(show_stderr, seats)
     resolved = spec.resolve_options(dict(parse_option(o) for o in options))
     commands = [parse_command(text, i) for i, text in enumerate(bots)]
     control = TimeControl(
@@ -153,9 +171,14 @@ def play_command(
     logs: list[StepLog] = []
     finished = False
     try:
-        for i, (argv, entrant) in enumerate(zip(commands, entrant_names(commands))):
+        names = entrant_names(commands)
+        for i in range(seats):
             env = {"ARENA_SEED": str(bot_seed(seed, i))}
-            started.append(BotProcess.start(BotSpec(entrant, argv, env=env, sandbox=boxed), control, limits))
+            if i == human:
+                started.append(human_seat(spec.name, human, control, limits, env, tui))
+                continue
+            j = i - (human is not None and i > human)
+            started.append(BotProcess.start(BotSpec(names[j], commands[j], env=env, sandbox=boxed), control, limits))
         result = play_game(spec, started, seed=seed, options=resolved, time_control=control, policy=FaultPolicy(policy),
                            replay_path=path, keep_logs=keep_logs and replay is not None,
                            on_log=logs.append if shown else None)
@@ -180,6 +203,21 @@ def play_command(
         click.echo(dumps_str(out))
         return
     print_result(result, close_faults, replay, seat_labels(started))
+
+
+def human_seat(game: str, seat: int, control: TimeControl, limits: Limits, env: dict[str, str], tui: bool) -> BotProcess:
+    """Start the person's seat (arena.human): print its link, or play it in this terminal (`tui`)."""
+    import sys
+    import threading
+
+    from arena.human.launch import start_human
+    from arena.human.tui import run_tui
+
+    seat_process = start_human(game, control, limits, env)
+    click.echo(f"arena: you play seat {seat}: open {seat_process.url}", err=True)
+    if tui:
+        threading.Thread(target=run_tui, args=(seat_process.url, sys.stdin, sys.stdout), name="tui", daemon=True).start()
+    return seat_process.bot
 
 
 def bot_folders(commands: list[tuple[str, ...]], sandboxed: bool) -> list[tuple[str, ...]]:

@@ -78,4 +78,24 @@
     return h + "</div>";
   }
 
+  // For a person playing a seat: the card or spirit, then the position on the seat's own tree; a split, a pile, a Kodama card.
+  function offer(a, view, seat) {
+    var mine = '[data-seat="' + seat + '"]';
+    var tree = mine + " ul.tree";
+    if (a.split) {
+      var alone = a.split[0].length === 1 ? a.split[0][0] : a.split[1][0];
+      return [{ label: "split: " + a.split.map(function (p) { return p.join(" "); }).join(" | "), card: alone, scope: ".centre" }];
+    }
+    if (a.pile !== undefined) { return [{ label: "take pile " + a.pile }]; }
+    if (a.kodama !== undefined) { return [{ label: "score " + a.kodama, card: a.kodama, scope: '[data-kodama-seat="' + seat + '"]' }]; }
+    if (a.spirit !== undefined) {
+      return [{ label: "spirit " + a.spirit }, { label: "on " + a.on[0] + " element " + a.on[1], card: a.on[0], scope: tree }];
+    }
+    if (a.card !== undefined) {
+      return [{ label: "place " + a.card, card: a.card, scope: mine }, { label: "on " + a.at[0] + " point " + a.at[1], card: a.at[0], scope: tree }];
+    }
+    return null;
+  }
+  G.offer("kodama-duo", offer);
+  G.offer("kodama-draft", offer);
 })(window.ArenaGames);

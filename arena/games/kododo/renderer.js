@@ -30,4 +30,9 @@
     }
     return h;
   });
+
+  // For a person playing a seat: the cards of an action, each picked from the hand in any order.
+  G.offer("kododo", function (action, view, seat) {
+    return (action || []).map(function (c) { return { label: String(c), card: String(c), scope: '[data-hand-seat="' + seat + '"]', stage: 0 }; });
+  });
 })(window.ArenaGames);

@@ -37,4 +37,13 @@
     }
     return h;
   });
+
+  // For a person playing a seat: the card (from the hand or a display top), where it goes, a Joker's announcement.
+  G.offer("kolpa", function (a, view, seat) {
+    if (a.pass) { return [{ label: "pass (empty hand)" }]; }
+    var from = a.from === "display" ? '[data-seat="' + seat + '"] .display' : '[data-hand-seat="' + seat + '"]';
+    var out = [{ label: a.play + " from " + a.from, card: a.play, scope: from }, { label: "to the " + a.to }];
+    if (a.announce !== undefined) { out.push({ label: "announce " + (COLOURS[a.announce] || a.announce) }); }
+    return out;
+  });
 })(window.ArenaGames);

@@ -74,6 +74,10 @@
     render[name] = board;
     if (event) { events[name] = event; }
   }
+  // A renderer may also offer its game's actions to a person playing a seat (arena play --human):
+  // offer(NAME, fn), fn(action, view, seat) -> the parts picked in turn, [{label, card, scope, stage}] (arena/human/human.js).
+  var offers = {};
+  function offer(name, fn) { offers[name] = fn; }
   window.ArenaGames = { esc: esc, card: card, backs: backs, hand: hand, seatBox: seatBox, style: style, tree: tree,
-    eventText: eventText, render: render, events: events, define: define, generic: generic };
+    eventText: eventText, render: render, events: events, define: define, generic: generic, offers: offers, offer: offer };
 })();
