@@ -38,6 +38,7 @@ class Item(enum.Enum):
     COMMAND = "a bot's command and files"
     SUBMISSION = "a submission, its verdict and its report"
     HOST_PATH = "the server's own paths"
+    CHALLENGE = "a challenge, its games and its verdict (owned by the challenger)"
 
 
 _EVERYONE = frozenset(Role)
@@ -50,6 +51,7 @@ RULE: Mapping[Item, frozenset[Role]] = {
     Item.COMMAND: _OWNER,
     Item.SUBMISSION: _OWNER,
     Item.HOST_PATH: frozenset({Role.ORGANISER}),
+    Item.CHALLENGE: _OWNER,
 }
 
 

@@ -249,10 +249,12 @@ async def take_upload(server: Any, participant: int, data: bytes) -> tuple[int, 
     """`Server.submit` off the event loop; a full disk is 507 with Retry-After, never an internal error."""
     from starlette.concurrency import run_in_threadpool
 
-    from arena.errors import StorageFull
+    from arena.errors import QuotaExceeded, StorageFull
 
     try:
         result: tuple[int, str | None] = await run_in_threadpool(server.submit, participant, data)
+    except QuotaExceeded as exc:
+        raise ApiError(429, str(exc), {"Retry-After": str(int(exc.retry_after) + 1)}) from None
     except StorageFull as exc:
         raise ApiError(507, str(exc), {"Retry-After": "60"}) from None
     return result
