@@ -239,5 +239,10 @@ class Challenges:
         """`arena match`'s sequential test over the challenge's complete deals: (tally, verdict or None, deals used)."""
         return run_test(self.games(ch), ch.players, SprtSpec.parse(None, ch.players), ch.max_games // 2, lambda g: g.points)
 
+    def replay_of(self, game: int) -> str | None:
+        """A stored challenge game's replay path (None: no such game, or its replay was not kept)."""
+        row = self.db.one("SELECT replay FROM games WHERE id = ? AND status = ?", game, GameState.UNRANKED)
+        return None if row is None or row["replay"] is None else str(row["replay"])
+
     def game_ids(self, ch: Challenge) -> set[int]:
         return {g.game_id for g in self.games(ch)}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.ladder.config import ServerConfig
+from arena.ladder.competition.rules import Budget
 from arena.ladder.db import Database
 from arena.ladder.results import public_path
 from arena.ladder.states import GameState
@@ -48,16 +48,15 @@ def game_bytes(replay: Path) -> int:
     return total
 
 
-def forecast(db: Database, config: ServerConfig, now: float) -> Forecast:
-    budget = config.budget
+def forecast(db: Database, game: str, budget: Budget, now: float) -> Forecast:
     rows = db.all("SELECT replay FROM games WHERE status != ? AND replay IS NOT NULL ORDER BY id DESC LIMIT ?",
                   GameState.PENDING, SAMPLE)
     sizes = [game_bytes(Path(str(r["replay"]))) for r in rows]
     sizes = [s for s in sizes if s]
     per_game: float | None = sum(sizes) / len(sizes) if sizes else None
     measured = per_game is not None
-    if per_game is None and config.game in REFERENCE:
-        plain, packed = REFERENCE[config.game]
+    if per_game is None and game in REFERENCE:
+        plain, packed = REFERENCE[game]
         per_game = float(packed if budget.compress else plain)
     games: float | None = float(budget.games_per_hour * 24) if budget.games_per_hour else None
     if games is None:
@@ -67,9 +66,8 @@ def forecast(db: Database, config: ServerConfig, now: float) -> Forecast:
     return Forecast(games, per_game, measured, kept)
 
 
-def describe(f: Forecast, config: ServerConfig) -> str:
+def describe(f: Forecast, budget: Budget) -> str:
     """One line for `arena serve`'s start and the organiser's page."""
-    budget = config.budget
     size = "unknown size" if f.bytes_a_game is None else (
         f"{f.bytes_a_game / 1024:.1f} KB a game ({'measured here' if f.measured else 'reference size'}"
         f"{', compressed' if budget.compress else ''})")
@@ -87,7 +85,7 @@ def describe(f: Forecast, config: ServerConfig) -> str:
     return line
 
 
-def disk_a_day(db: Database, config: ServerConfig, now: float | None = None) -> str:
+def disk_a_day(db: Database, game: str, budget: Budget, now: float | None = None) -> str:
     import time
 
-    return describe(forecast(db, config, time.time() if now is None else now), config)
+    return describe(forecast(db, game, budget, time.time() if now is None else now), budget)

@@ -9,6 +9,7 @@ and challenges. Each refusal is a specific error whose message says what to do.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from arena.errors import ServerError
@@ -18,20 +19,21 @@ from arena.ladder.competition.pace import Pace
 from arena.ladder.competition.quota import DiskMeter, check_uploads, within_day
 from arena.ladder.competition.retention import Upkeep
 from arena.ladder.competition.versions import choice_open, choose_version
-from arena.ladder.config import ServerConfig
+from arena.ladder.competition.rules import Budget, Quotas
 from arena.ladder.db import Database
 from arena.ladder.results import Finished
 from arena.ladder.states import BotState
 
 
 class Competition:
-    def __init__(self, db: Database, config: ServerConfig, clock: Callable[[], float] = time.time,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
-        self.db, self.config, self.clock = db, config, clock
-        self.meter = DiskMeter(config.data, config.budget.disk_budget_mb, monotonic)
-        self.pace = Pace(config.budget, burst=max(2, config.players), clock=monotonic)
-        self.challenges = Challenges(db, config.players, config.quotas.challenge_games)
-        self.upkeep = Upkeep(db, config.budget, self.meter, clock)
+    def __init__(self, db: Database, data: Path, game: str, players: int, quotas: Quotas, budget: Budget,
+                 clock: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic) -> None:
+        """The server config's `data` folder, `game`, `players`, `quotas` and `budget` (`arena.ladder.config`)."""
+        self.db, self.game, self.quotas, self.budget, self.clock = db, game, quotas, budget, clock
+        self.meter = DiskMeter(data, budget.disk_budget_mb, monotonic)
+        self.pace = Pace(budget, burst=max(2, players), clock=monotonic)
+        self.challenges = Challenges(db, players, quotas.challenge_games)
+        self.upkeep = Upkeep(db, budget, self.meter, clock)
 
     # --- the ladder's side (`arena.ladder.ladder.SideGames`) -------------------------------------------
 
@@ -53,7 +55,7 @@ class Competition:
 
     def ladder_stored(self) -> None:
         rows = self.db.all("SELECT id FROM bots WHERE status = ? ORDER BY mu - 3 * sigma DESC, id LIMIT ?", BotState.ACTIVE,
-                           self.config.budget.settled_top)
+                           self.budget.settled_top)
         self.pace.ladder_game([int(r["id"]) for r in rows])
 
     # --- what the edge asks ------------------------------------------------------------------------------
@@ -61,7 +63,7 @@ class Competition:
     def check_upload(self, participant: int, size: int) -> None:
         """Before an upload is unpacked: QuotaExceeded over the day's uploads, DiskBudgetExceeded over the
         disk budget (the archive may unpack to `size` bytes)."""
-        check_uploads(self.db, participant, self.config.quotas.uploads_per_day, self.clock())
+        check_uploads(self.db, participant, self.quotas.uploads_per_day, self.clock())
         self.meter.check(size)
 
     def uploaded(self, size: int) -> None:
@@ -76,10 +78,14 @@ class Competition:
     def challenge(self, participant: int, opponent: int) -> Challenge:
         """A new challenge (QuotaExceeded over the day's challenges; ServerError when it cannot be played)."""
         within_day(self.db, "SELECT created FROM challenges WHERE participant_id = ? AND created > ?", participant,
-                   self.config.quotas.challenges_per_day, "challenges", self.clock())
+                   self.quotas.challenges_per_day, "challenges", self.clock())
         return self.challenges.create(participant, opponent)
+
+    def disk_a_day(self) -> str:
+        """How much disk a day this config will use (`arena serve` prints it at start)."""
+        return disk_a_day(self.db, self.game, self.budget)
 
     def health(self) -> dict[str, Any]:
         """For the organiser's page: the disk budget, the game rate in force, the last upkeep sweep."""
         return {"disk_budget": self.meter.describe(), "game_rate": self.pace.describe(),
-                "disk_a_day": disk_a_day(self.db, self.config), "upkeep": self.upkeep.last or "not run yet"}
+                "disk_a_day": self.disk_a_day(), "upkeep": self.upkeep.last or "not run yet"}
