@@ -29,7 +29,7 @@ from arena.ladder.results import public_path
 from arena.ladder.service import Server
 from arena.replay.reader import read_replay_bytes, replay_exists
 from arena.server.api import _faults
-from arena.server.http import ApiError, answer, api_viewer, participant, path_id, state
+from arena.server.http import ApiError, admin, answer, api_viewer, participant, path_id, state
 
 BODY_BYTES = 4096
 
@@ -200,10 +200,24 @@ def challenge_signature(request: Request) -> Response:
     return JSONResponse(loads(path.read_bytes()))
 
 
+def upkeep(request: Request) -> Response:
+    """The organiser runs the upkeep now (it runs every minute anyway): replays compressed, old ones thinned as
+    `budget:` says, old reports of refused submissions emptied, the disk measured again.
+    ---
+    responses: {200: {description: what the sweep did, and the disk}}
+    """
+    admin(request)
+    server = state(request)
+    done = server.competition.upkeep.sweep()
+    return answer(request, {**done, "disk_budget": server.competition.meter.describe(),
+                            "disk_a_day": server.competition.disk_a_day()})
+
+
 ROUTES = [
     Route("/api/v1/bots/{id:int}/use", use_version, methods=["POST"]),
     Route("/api/v1/challenges", create_challenge, methods=["POST"]), Route("/api/v1/challenges", challenges),
     Route("/api/v1/challenges/{id:int}", challenge),
     Route("/api/v1/challenges/{id:int}/games/{game:int}/replay", challenge_replay),
     Route("/api/v1/challenges/{id:int}/games/{game:int}/signature", challenge_signature),
+    Route("/api/v1/admin/upkeep", upkeep, methods=["POST"]),
 ]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -39,7 +40,7 @@ def compress_file(path: Path) -> bool:
         return False
     data = path.read_bytes()
     target = path.with_name(path.name + ".gz")
-    tmp = path.with_name(path.name + ".gz.tmp")
+    tmp = path.with_name(f"{path.name}.gz.{os.getpid()}-{threading.get_ident()}.tmp")
     tmp.write_bytes(gzip.compress(data, compresslevel=6, mtime=0))
     os.replace(tmp, target)
     path.unlink(missing_ok=True)
@@ -58,9 +59,14 @@ class Upkeep:
     def __init__(self, db: Database, budget: Budget, meter: DiskMeter, clock: Callable[[], float] = time.time) -> None:
         self.db, self.budget, self.meter, self.clock = db, budget, meter, clock
         self.last: dict[str, int] = {}
+        self.lock = threading.Lock()  # one sweep at a time (the part's and the organiser's `POST /api/v1/admin/upkeep`)
 
     def sweep(self) -> dict[str, int]:
         """One pass: compress, thin, empty old reports, measure the disk. Counts of what it did."""
+        with self.lock:
+            return self._sweep()
+
+    def _sweep(self) -> dict[str, int]:
         done = {"compressed": self.compress() if self.budget.compress else 0, "removed": self.thin(),
                 "reports_emptied": self.empty_reports()}
         self.meter.refresh(force=True)
