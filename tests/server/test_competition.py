@@ -325,3 +325,21 @@ def test_challenge_games_wait_for_their_turn_behind_the_budget(tmp_path: Path, m
     assert server.competition.next_games([1, 2]) == []  # the ladder's turn again
 
 
+
+
+def test_bad_quota_and_budget_keys_are_refused_naming_each(tmp_path: Path) -> None:
+    from arena.errors import ConfigError
+    from arena.ladder.config import parse
+
+    base = {"name": "x", "game": "kododo", "players": 2, "data": str(tmp_path / "data")}
+    with pytest.raises(ConfigError) as caught:
+        parse({**base, "quotas": {"uploads_per_day": 0, "nope": 1}, "budget": {"keep_sample": "all"}},
+              tmp_path / "ladder.yaml")
+    said = str(caught.value)
+    for key in ("quotas.uploads_per_day", "quotas.nope", "budget.keep_sample"):
+        assert key in said, said
+    with pytest.raises(ConfigError, match="challenge_games must be an even number"):
+        parse({**base, "quotas": {"challenge_games": 3}}, tmp_path / "ladder.yaml")
+    with pytest.raises(ConfigError, match="challenge_share must be in"):
+        parse({**base, "budget": {"challenge_share": 0}}, tmp_path / "ladder.yaml")
+    assert parse({**base, "quotas": {"uploads_per_day": 3}}, tmp_path / "ladder.yaml").quotas.uploads_per_day == 3  # the control
