@@ -92,12 +92,14 @@ def run(budget: str, seconds: float, tmp: Path, port: int) -> dict[str, Any]:
         sweep = httpx.post(url + "/api/v1/admin/upkeep", headers={"Authorization": f"Bearer {ADMIN}"}, timeout=120).json()
         replays = tree_bytes(data / "replays")
         stored = int(httpx.get(url + "/api/v1").json()["games"])
+        rate = str(httpx.get(url + "/api/v1/admin/health", headers={"Authorization": f"Bearer {ADMIN}"}, timeout=60).json()
+                   .get("game_rate", ""))
     finally:
         proc.terminate()
         proc.wait(60)
     said = next((line.split("disk a day: ", 1)[1] for line in log.read_text().splitlines() if "disk a day: " in line), "")
     return {"games": games, "wall": wall, "stored": stored, "replays": replays, "own": own, "others": others, "said": said,
-            "sweep": sweep}
+            "sweep": sweep, "rate": rate}
 
 
 def row(name: str, r: dict[str, Any]) -> str:
@@ -135,6 +137,7 @@ def main() -> None:
         f"With retention the replays stop growing at one day's: {per_day * per_game / 1e9:.2f} GB, then "
         f"{0.1 * per_day * per_game / 1e6:.0f} MB a day (the 10% sample); once settled the rate is 120 games an hour "
         f"({120 * 24 * per_game / 1e6:.0f} MB a day before retention).",
+        f"The game rate at the end of the run with the budget: {kept['rate']}.",
         f"`arena serve` printed at start: without: \"{results['without']['said']}\"; with: \"{kept['said']}\".",
         "The server's own CPU is its process (ladder loop, storing and signing games, HTTP, upkeep); the rest is the "
         "worker, its sandboxes and the bots. This machine: 2 cores shared with other jobs, so the rates are a floor.",

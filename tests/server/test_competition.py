@@ -343,3 +343,18 @@ def test_bad_quota_and_budget_keys_are_refused_naming_each(tmp_path: Path) -> No
     with pytest.raises(ConfigError, match="challenge_share must be in"):
         parse({**base, "budget": {"challenge_share": 0}}, tmp_path / "ladder.yaml")
     assert parse({**base, "quotas": {"uploads_per_day": 3}}, tmp_path / "ladder.yaml").quotas.uploads_per_day == 3  # the control
+
+
+def test_disk_a_day_from_the_budget_and_the_replays_this_store_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = make_server(tmp_path, monkeypatch, budget={"games_per_hour": 100, "keep_days": 2, "keep_sample": 0.1})
+    said = server.competition.disk_a_day()
+    assert said.startswith("2400 games a day (budget.games_per_hour) x 14.5 KB a game (reference size, compressed)"), said
+    assert "retention keeps 2 days in full" in said
+    for i in range(4):
+        replay = server.config.replays / f"{i + 1:06d}-game.jsonl"
+        replay.write_bytes(b"x" * 2048)
+        _game(server, [1, 2], now(), replay)
+    said = server.competition.disk_a_day()
+    assert "x 2.0 KB a game (measured here, compressed) = 4.7 MB a day" in said, said
+    unlimited = make_server(tmp_path / "free", monkeypatch).competition.disk_a_day()
+    assert "as many as the workers play" in unlimited  # no budget, no games yet: said so, not guessed

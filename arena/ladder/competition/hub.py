@@ -14,10 +14,9 @@ from typing import Any, Callable, Sequence
 
 from arena.errors import ServerError
 from arena.ladder.competition.challenges import Challenge, Challenges
-from arena.ladder.competition.forecast import disk_a_day
 from arena.ladder.competition.pace import Pace
 from arena.ladder.competition.quota import DiskMeter, check_uploads, within_day
-from arena.ladder.competition.retention import Upkeep
+from arena.ladder.competition.retention import Upkeep, disk_a_day
 from arena.ladder.competition.versions import choice_open, choose_version
 from arena.ladder.competition.rules import Budget, Quotas
 from arena.ladder.db import Database

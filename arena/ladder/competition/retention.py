@@ -12,6 +12,12 @@ refused submissions emptied, and the disk budget's measure refreshed. A backgrou
   hash; its replay answers 404 "no replay".
 - A refused submission's files are removed at its verdict (the checker); its report (the bot's stderr)
   is emptied `refused_keep_days` after the verdict.
+
+And how much disk a day a config will use (`disk_a_day`, printed by `arena serve` at start): games a day
+(the budget's `games_per_hour` x 24 when set, else the rate the store shows over its last hour) times the
+bytes a game leaves in replays/ (the mean of the last `SAMPLE` stored games' files as they lie, else the
+reference size below, measured with `python -m bench.bench_budget`, BENCHMARKS.md); with retention, what
+stays after `keep_days` is the sample's share.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import gzip
 import os
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -47,12 +54,15 @@ def compress_file(path: Path) -> bool:
     return True
 
 
+def replay_files(replay: Path) -> list[Path]:
+    """Every file a stored game may have in replays/: its replay and public record, plain or gzip, and signatures."""
+    return [path.with_name(name) for path in (replay, public_path(replay))
+            for name in (path.name, path.name + ".gz", path.name + ".sig.json")]
+
+
 def remove_replay(replay: Path) -> None:
-    """A game's replay and public record, plain or compressed, and the public record's signature."""
-    public = public_path(replay)
-    for path in (replay, public):
-        for name in (path.name, path.name + ".gz", path.name + ".sig.json"):
-            path.with_name(name).unlink(missing_ok=True)
+    for path in replay_files(replay):
+        path.unlink(missing_ok=True)
 
 
 class Upkeep:
@@ -133,3 +143,76 @@ class Upkeep:
             self.sweep()
             part.beat()
             part.stopping.wait(self.SWEEP_S)
+
+
+# --- the forecast ---------------------------------------------------------------------------------------
+
+SAMPLE = 200
+# (plain bytes, gzip bytes) of one game's files in replays/ (replay with the bots' logs, public record,
+# signature), 2 players, the shipped ladder's house bots: measured by bench.bench_budget (BENCHMARKS.md).
+REFERENCE: dict[str, tuple[int, int]] = {"kododo": (53_300, 14_800)}
+
+
+@dataclass(frozen=True)
+class Forecast:
+    games_a_day: float | None  # None: not limited and not measured yet
+    bytes_a_game: float | None
+    measured: bool  # bytes_a_game from this store's own games (else the reference)
+    kept_share: float  # of a day's replays, the share kept after keep_days (1: all)
+
+    def bytes_a_day(self) -> float | None:
+        if self.games_a_day is None or self.bytes_a_game is None:
+            return None
+        return self.games_a_day * self.bytes_a_game
+
+
+def game_bytes(replay: Path) -> int:
+    """The bytes one game's files take in replays/."""
+    total = 0
+    for path in replay_files(replay):
+        try:
+            total += path.stat().st_size
+        except OSError:
+            pass
+    return total
+
+
+def forecast(db: Database, game: str, budget: Budget, now: float) -> Forecast:
+    rows = db.all("SELECT replay FROM games WHERE status != ? AND replay IS NOT NULL ORDER BY id DESC LIMIT ?",
+                  GameState.PENDING, SAMPLE)
+    sizes = [game_bytes(Path(str(r["replay"]))) for r in rows]
+    sizes = [s for s in sizes if s]
+    per_game: float | None = sum(sizes) / len(sizes) if sizes else None
+    measured = per_game is not None
+    if per_game is None and game in REFERENCE:
+        plain, packed = REFERENCE[game]
+        per_game = float(packed if budget.compress else plain)
+    games: float | None = float(budget.games_per_hour * 24) if budget.games_per_hour else None
+    if games is None:
+        recent = db.one("SELECT COUNT(*) AS n FROM games WHERE status != ? AND finished > ?", GameState.PENDING, now - 3600.0)
+        games = float(recent["n"]) * 24 if recent and int(recent["n"]) else None
+    kept = 1.0 if not budget.keep_days else budget.keep_sample
+    return Forecast(games, per_game, measured, kept)
+
+
+def describe(f: Forecast, budget: Budget) -> str:
+    """One line for `arena serve`'s start and the organiser's page."""
+    size = "unknown size" if f.bytes_a_game is None else (
+        f"{f.bytes_a_game / 1024:.1f} KB a game ({'measured here' if f.measured else 'reference size'}"
+        f"{', compressed' if budget.compress else ''})")
+    if f.games_a_day is None:
+        rate = "games a day: as many as the workers play (no budget.games_per_hour; measured once games are stored)"
+    else:
+        rate = f"{f.games_a_day:.0f} games a day ({'budget.games_per_hour' if budget.games_per_hour else 'measured over the last hour'})"
+    total = f.bytes_a_day()
+    line = f"{rate} x {size}" + ("" if total is None else f" = {total / 1024 / 1024:.1f} MB a day")
+    if budget.keep_days and total is not None:
+        line += (f"; retention keeps {budget.keep_days:g} days in full ({budget.keep_days * total / 1024 / 1024:.1f} MB) "
+                 f"and {100 * budget.keep_sample:g}% after ({f.kept_share * total / 1024 / 1024:.2f} MB a day)")
+    if budget.settled_after:
+        line += f"; fewer once settled ({budget.settled_games_per_hour} games an hour)"
+    return line
+
+
+def disk_a_day(db: Database, game: str, budget: Budget, now: float | None = None) -> str:
+    return describe(forecast(db, game, budget, time.time() if now is None else now), budget)
