@@ -358,3 +358,22 @@ def test_disk_a_day_from_the_budget_and_the_replays_this_store_measured(tmp_path
     assert "x 2.0 KB a game (measured here, compressed) = 4.7 MB a day" in said, said
     unlimited = make_server(tmp_path / "free", monkeypatch).competition.disk_a_day()
     assert "as many as the workers play" in unlimited  # no budget, no games yet: said so, not guessed
+
+
+def test_retention_keeps_each_bots_last_games_past_keep_days(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = make_server(tmp_path, monkeypatch, budget={"keep_days": 1, "keep_sample": 0, "keep_per_bot": 1})
+    clock = Clock(now())
+    server.competition.upkeep.clock = clock
+    games = []
+    for i, seats in enumerate(([1, 2], [1, 2], [3, 1])):  # bot 2's last game is the 2nd, bot 1's and 3's the 3rd
+        replay = server.config.replays / f"{i + 1:06d}-game.jsonl"
+        replay.write_bytes(b"x\n")
+        game = _game(server, seats, clock.t - 5 * DAY_S, replay)
+        with server.db.write() as conn:
+            for seat, bot in enumerate(seats):
+                conn.execute("INSERT INTO game_seats(game_id, seat, bot_id, rank, points, faults, mu, sigma) "
+                             "VALUES(?, ?, ?, 1, 0, 0, 25, 8)", (game, seat, bot))
+        games.append(game)
+    assert server.competition.upkeep.sweep()["removed"] == 1
+    kept = [server.db.one("SELECT replay FROM games WHERE id = ?", g)["replay"] is not None for g in games]
+    assert kept == [False, True, True]
