@@ -87,7 +87,7 @@ class Server:
         self.supervisor = Supervisor()
         self.supervisor.add("checker", self.checker.run, Checker.STALE_S)
         self.supervisor.add("ladder", self.ladder.run, Ladder.STALE_S)
-        self.competition = Competition(self.db, config.data, config.game, config.players, config.quotas, config.budget)
+        self.competition = Competition(self.db, config.data, config.players, config.quotas, config.budget)
         self.ladder.side = self.competition
         self.supervisor.add("upkeep", self.competition.upkeep.run, Upkeep.STALE_S)
         self._house()

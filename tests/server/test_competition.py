@@ -348,7 +348,7 @@ def test_bad_quota_and_budget_keys_are_refused_naming_each(tmp_path: Path) -> No
 def test_disk_a_day_from_the_budget_and_the_replays_this_store_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     server = make_server(tmp_path, monkeypatch, budget={"games_per_hour": 100, "keep_days": 2, "keep_sample": 0.1})
     said = server.competition.disk_a_day()
-    assert said.startswith("2400 games a day (budget.games_per_hour) x 14.5 KB a game (reference size, compressed)"), said
+    assert said.startswith("2400 games a day (budget.games_per_hour) x 14.5 KB a game (the shipped ladder's reference size, compressed)"), said
     assert "retention keeps 2 days in full" in said
     for i in range(4):
         replay = server.config.replays / f"{i + 1:06d}-game.jsonl"

@@ -25,10 +25,10 @@ from arena.ladder.states import BotState
 
 
 class Competition:
-    def __init__(self, db: Database, data: Path, game: str, players: int, quotas: Quotas, budget: Budget,
+    def __init__(self, db: Database, data: Path, players: int, quotas: Quotas, budget: Budget,
                  clock: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic) -> None:
-        """The server config's `data` folder, `game`, `players`, `quotas` and `budget` (`arena.ladder.config`)."""
-        self.db, self.game, self.quotas, self.budget, self.clock = db, game, quotas, budget, clock
+        """The server config's `data` folder, `players`, `quotas` and `budget` (`arena.ladder.config`)."""
+        self.db, self.quotas, self.budget, self.clock = db, quotas, budget, clock
         self.meter = DiskMeter(data, budget.disk_budget_mb, monotonic)
         self.pace = Pace(budget, burst=max(2, players), clock=monotonic)
         self.challenges = Challenges(db, players, quotas.challenge_games)
@@ -82,7 +82,7 @@ class Competition:
 
     def disk_a_day(self) -> str:
         """How much disk a day this config will use (`arena serve` prints it at start)."""
-        return disk_a_day(self.db, self.game, self.budget)
+        return disk_a_day(self.db, self.budget)
 
     def health(self) -> dict[str, Any]:
         """For the organiser's page: the disk budget, the game rate in force, the last upkeep sweep."""

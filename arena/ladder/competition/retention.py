@@ -149,8 +149,10 @@ class Upkeep:
 
 SAMPLE = 200
 # (plain bytes, gzip bytes) of one game's files in replays/ (replay with the bots' logs, public record,
-# signature), 2 players, the shipped ladder's house bots: measured by bench.bench_budget (BENCHMARKS.md).
-REFERENCE: dict[str, tuple[int, int]] = {"kododo": (53_300, 14_800)}
+# signature) of the shipped ladder config (configs/server/ladder.yaml, its house bots), measured by
+# bench.bench_budget (BENCHMARKS.md): the estimate until this store has games of its own.
+REFERENCE = (53_300, 14_800)
+REFERENCE_NAME = "the shipped ladder's reference size"
 
 
 @dataclass(frozen=True)
@@ -177,15 +179,15 @@ def game_bytes(replay: Path) -> int:
     return total
 
 
-def forecast(db: Database, game: str, budget: Budget, now: float) -> Forecast:
+def forecast(db: Database, budget: Budget, now: float) -> Forecast:
     rows = db.all("SELECT replay FROM games WHERE status != ? AND replay IS NOT NULL ORDER BY id DESC LIMIT ?",
                   GameState.PENDING, SAMPLE)
     sizes = [game_bytes(Path(str(r["replay"]))) for r in rows]
     sizes = [s for s in sizes if s]
     per_game: float | None = sum(sizes) / len(sizes) if sizes else None
     measured = per_game is not None
-    if per_game is None and game in REFERENCE:
-        plain, packed = REFERENCE[game]
+    if per_game is None:
+        plain, packed = REFERENCE
         per_game = float(packed if budget.compress else plain)
     games: float | None = float(budget.games_per_hour * 24) if budget.games_per_hour else None
     if games is None:
@@ -198,7 +200,7 @@ def forecast(db: Database, game: str, budget: Budget, now: float) -> Forecast:
 def describe(f: Forecast, budget: Budget) -> str:
     """One line for `arena serve`'s start and the organiser's page."""
     size = "unknown size" if f.bytes_a_game is None else (
-        f"{f.bytes_a_game / 1024:.1f} KB a game ({'measured here' if f.measured else 'reference size'}"
+        f"{f.bytes_a_game / 1024:.1f} KB a game ({'measured here' if f.measured else REFERENCE_NAME}"
         f"{', compressed' if budget.compress else ''})")
     if f.games_a_day is None:
         rate = "games a day: as many as the workers play (no budget.games_per_hour; measured once games are stored)"
@@ -214,5 +216,5 @@ def describe(f: Forecast, budget: Budget) -> str:
     return line
 
 
-def disk_a_day(db: Database, game: str, budget: Budget, now: float | None = None) -> str:
-    return describe(forecast(db, game, budget, time.time() if now is None else now), budget)
+def disk_a_day(db: Database, budget: Budget, now: float | None = None) -> str:
+    return describe(forecast(db, budget, time.time() if now is None else now), budget)
