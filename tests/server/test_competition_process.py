@@ -99,6 +99,18 @@ def test_a_challenge_reaches_arena_matchs_verdict_and_a_second_is_over_the_quota
     assert len(server.get("/api/v1/challenges", bob).json()["challenges"]) == 1
 
 
+def test_submit_with_a_challenge_uploads_then_challenges_with_the_new_bot(server: ServerProcess, tmp_path: Path) -> None:
+    carol = server.add("carol")
+    archive = tmp_path / "bot.zip"
+    archive.write_bytes(python_random("1"))
+    done = arena(server, carol, "submit", str(archive), "--games", "0", "--challenge", "house-py-heuristic",
+                 "--check-timeout", "240")
+    assert "joined the ladder" in done.stdout and "verdict:" in done.stdout, done.stdout + done.stderr
+    challenges = server.get("/api/v1/challenges", carol).json()["challenges"]
+    assert len(challenges) == 1 and challenges[0]["bot"] == server.get("/api/v1/me", carol).json()["bots"][0]["id"]
+    assert done.returncode == {"better": 0, "not-better": 1, "undecided": 3}[challenges[0]["verdict"]]
+
+
 def test_retention_thins_old_replays_keeps_recent_ones_and_compressed_replays_verify(server: ServerProcess, tmp_path: Path) -> None:
     server.wait("games older than keep_days", lambda: len(server.get("/api/v1/games?limit=500").json()["games"]) >= 6)
     time.sleep(KEEP_DAYS * 86400 + 1)  # a real process's clock: the only wait in this file
