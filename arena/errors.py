@@ -113,6 +113,19 @@ class StorageFull(ServerError):
     """The server cannot write (its disk is full): the request is not stored; it may be tried again later."""
 
 
+class QuotaExceeded(ServerError):
+    """A participant's request over its quota (uploads or challenges a day); `retry_after` seconds until the
+    next one is allowed. Nothing was stored."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class DiskBudgetExceeded(StorageFull):
+    """The data folder is over the config's `budget.disk_budget_mb`: uploads and new games wait for room."""
+
+
 class SignatureError(ArenaError):
     """A replay's signature that is missing, malformed or not made by the given key."""
 

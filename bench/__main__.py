@@ -139,6 +139,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "archive": ("Hostile archives against the server's unpacker (issue 36)", ["bench.bench_archive", "--write"]),
     "kits": ("What a language costs: the starter kits", ["bench.bench_kits", "--write"]),
     "live": ("Live games: what the tap costs a game (issue 41)", ["bench.bench_live", "--write"]),
+    "budget": ("Disk and games a day with the game-rate budget and retention (issue 37)", ["bench.bench_budget", "--write"]),
 }
 # Sections that are records, not benchmarks: each compares against something no command on this tree can
 # rerun (the build before a change, a fresh machine's CI run), so `python -m bench` keeps them as they are.

@@ -130,6 +130,8 @@ class SignedCheck:
 def check(replay: str | os.PathLike[str], key: Ed25519PublicKey, signature: str | os.PathLike[str] | None = None) -> SignedCheck:
     """Prove `replay` is a game the key's server played and recorded with this result."""
     sig_path = Path(signature) if signature is not None else Path(str(replay) + SUFFIX)
+    if signature is None and str(replay).endswith(".gz") and not sig_path.exists():
+        sig_path = Path(str(replay)[: -len(".gz")] + SUFFIX)  # a replay compressed at rest: the record of its plain bytes
     try:
         record: Any = loads(sig_path.read_bytes())
     except FileNotFoundError:
@@ -144,7 +146,12 @@ def check(replay: str | os.PathLike[str], key: Ed25519PublicKey, signature: str 
     except (InvalidSignature, ValueError):
         raise SignatureError(f"the signature in {str(sig_path)!r} was not made by this key over this record "
                              "(another server's replay, or an edited record)") from None
-    data = Path(replay).read_bytes()
+    from arena.replay.reader import read_replay_bytes
+
+    try:
+        data = read_replay_bytes(replay)
+    except OSError as exc:
+        raise SignatureError(f"cannot read the replay {str(replay)!r}: {exc.strerror or exc}") from None
     digest = hashlib.sha256(data).hexdigest()
     if digest != record.get("replay_sha256"):
         holder = "organiser" if "tournament" in record else "server"

@@ -106,8 +106,9 @@ def main() -> None:
 # Each command lives in its own module; importing it attaches it to `main`.
 _MODULES = {"games": "games", "play": "play", "verify": "verify", "run": "run", "standings": "standings",
             "validate": "validate", "report": "report", "view": "report", "check-bot": "check_bot", "replay": "replay",
-            "match": "match", "serve": "compete.serve", "submit": "compete.submit", "ladder": "compete.submit",
-            "check-game": "games", "new-game": "games", "build": "build", "new-bot": "build"}
+            "match": "match", "serve": "compete.serve", "submit": "compete.submit", "ladder": "compete.challenge",
+            "check-game": "games", "new-game": "games", "build": "build", "new-bot": "build",
+            "challenge": "compete.challenge"}
 
 
 def _load(name: str) -> None:
@@ -123,5 +124,6 @@ def _load(name: str) -> None:
 
 
 def _register_commands() -> None:
-    for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "check_bot", "replay", "match", "compete.serve", "compete.submit", "build"):
+    for name in ("games", "play", "verify", "run", "standings", "validate", "demo", "report", "check_bot", "replay", "match", "compete.serve", "compete.submit", "build",
+                 "compete.challenge"):
         _load(name)

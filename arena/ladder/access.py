@@ -49,6 +49,7 @@ class Item(enum.Enum):
     LIVE_SEAT = "a seat's own view (its hand) while its game is played"
     LIVE_FULL = "every seat's view while the game is played"
     DELAYED_FULL = "every seat's view, the configured delay behind the play"
+    CHALLENGE = "a challenge, its games and its verdict (owned by the challenger)"
 
 
 _EVERYONE = frozenset(Role)
@@ -64,6 +65,7 @@ RULE: Mapping[Item, frozenset[Role]] = {
     Item.LIVE_SEAT: _OWNER,
     Item.LIVE_FULL: frozenset({Role.ORGANISER}),
     Item.DELAYED_FULL: frozenset({Role.ANONYMOUS, Role.PARTICIPANT, Role.ORGANISER}),  # never an owner at the table
+    Item.CHALLENGE: _OWNER,
 }
 
 

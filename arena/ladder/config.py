@@ -22,6 +22,7 @@ from arena.errors import ConfigError, ServerError
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 from arena.ladder.uploads.archive import ArchiveLimits
+from arena.ladder.budget_config import Budget, Quotas, budget_checks, quota_checks
 from arena.build.runner import BuildSettings, parse_settings
 from arena.tournament.config.entrants import command_words, substitute
 from arena.tournament.config.reader import Reader, join, kind
@@ -72,6 +73,8 @@ class ServerConfig:
     build: BuildSettings = field(default_factory=lambda: parse_settings(None))  # source submissions' languages
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
     phases: "PhaseSchedule" = field(default_factory=lambda: PhaseSchedule())  # the deadline and later phase times
+    quotas: Quotas = field(default_factory=Quotas)  # per participant (arena.ladder.budget_config)
+    budget: Budget = field(default_factory=Budget)  # per server: game rate, retention, disk
 
     @property
     def uploads(self) -> Path:
@@ -111,7 +114,8 @@ class ServerConfig:
 
 
 TOP_KEYS = {"name", "game", "options", "players", "time_control", "limits", "ladder", "uploads", "data", "runtimes",
-        "house_bots", "host", "port", "submissions_per_minute", "max_request_kb", "admin_token_file", "root", "build"}
+        "house_bots", "host", "port", "submissions_per_minute", "max_request_kb", "admin_token_file", "root", "build",
+        "quotas", "budget"}
 TOP_KEYS |= {"phases"}  # the competition's calendar (PhaseSchedule, below)
 
 
@@ -174,6 +178,10 @@ def parse(data: Any, file: Path) -> ServerConfig:
         build=build if build is not None else parse_settings(None),
         raw=top,
         phases=read_schedule(r, top.get("phases")),
+        quotas=r.attempt(lambda: r.section(top.get("quotas"), "quotas", Quotas, quota_checks(
+            lambda v, w, m: r.integer(v, w, minimum=m))), Quotas()),
+        budget=r.attempt(lambda: r.section(top.get("budget"), "budget", Budget, budget_checks(
+            lambda v, w, m: r.integer(v, w, minimum=m), lambda v, w: _real(r, v, w), lambda v, w: r.boolean(v, w))), Budget()),
     )
     r.done()
     return config

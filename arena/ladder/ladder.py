@@ -17,7 +17,7 @@ import sys
 import threading
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, Sequence
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -112,6 +112,23 @@ def server_secret(db: Database) -> str:
     return secret
 
 
+class SideGames(Protocol):
+    """What the competition around the ladder decides in its loop (`arena.ladder.competition.hub`)."""
+
+    def next_games(self, field: Sequence[int]) -> list[tuple[int, tuple[int, ...], int]] | None:
+        """Before a new deal: None to start nothing now (the budget), [] for a ladder deal, or games of
+        its own already reserved: (game id, bot ids by seat, deal seed)."""
+
+    def ladder_started(self, games: int) -> None:
+        """A ladder deal of `games` games was reserved."""
+
+    def commit(self, done: results.Finished) -> bool:
+        """Store a finished game if it is one of its own (True); False for a ladder game."""
+
+    def ladder_stored(self) -> None:
+        """A ladder game and its ratings were stored."""
+
+
 class Ladder:
     def __init__(self, db: Database, config: ServerConfig, sandbox: bool, key: Ed25519PrivateKey,
                  cluster: ClusterSpec | None = None, gate: CheckGate | None = None) -> None:
@@ -132,6 +149,7 @@ class Ladder:
         self.error: str | None = None
         self.halted: Any = lambda: False  # the competition's phase stops the ladder (the final, closed): set by the Server
         self.live = LiveBoard(config.game, config.ladder.full_view_delay_s)  # the games in progress, for the live pages
+        self.side: SideGames | None = None  # the competition's budget and challenges, when the server sets them
 
     # --- control -------------------------------------------------------------------------------------
 
@@ -240,21 +258,28 @@ class Ladder:
         rules = self.config.ladder
         while len(self.inflight) < self.executor.capacity:
             if not self.queued:
-                candidates = [Candidate(int(b["id"]), float(b["mu"]), float(b["sigma"]),
-                                        int(b["games"]) + busy.get(int(b["id"]), 0)) for b in bots]
-                tables = next_tables(candidates, self.config.players, rules.min_games, rules.closeness, rules.duplicate,
-                                     self.rng)
-                if not tables:
-                    return
-                deals: dict[int, int] = {}  # the matchmaker's deal -> a fresh one from `secrets`, shared by its rotations
-                for r, table in enumerate(tables):
-                    deal = deals.setdefault(table.seed, secrets.randbits(63))
-                    game_id = results.reserve(self.db, table.seats, deal)
+                reserved = self.side.next_games(self.field) if self.side is not None else []
+                if reserved is None:
+                    return  # the competition's budget: no game now (`SideGames`)
+                if not reserved:
+                    candidates = [Candidate(int(b["id"]), float(b["mu"]), float(b["sigma"]),
+                                            int(b["games"]) + busy.get(int(b["id"]), 0)) for b in bots]
+                    tables = next_tables(candidates, self.config.players, rules.min_games, rules.closeness, rules.duplicate,
+                                         self.rng)
+                    if not tables:
+                        return
+                    deals: dict[int, int] = {}  # the matchmaker's deal -> a fresh one from `secrets`, shared by its rotations
+                    for table in tables:
+                        deal = deals.setdefault(table.seed, secrets.randbits(63))
+                        reserved.append((results.reserve(self.db, table.seats, deal), table.seats, deal))
+                    if self.side is not None:
+                        self.side.ladder_started(len(reserved))
+                for r, (game_id, seats, deal) in enumerate(reserved):
                     # round = the game's own id (never reused): its id, keyed with the secret, is one per game
                     game = ScheduledGame(index=game_id, round=game_id, table=0, rotation=r,
-                                         seats=tuple(index[b] for b in table.seats), seed=deal)
+                                         seats=tuple(index[b] for b in seats), seed=deal)
                     self.queued.append(GameTask(game, key=str(game_id)))
-                    for b in table.seats:
+                    for b in seats:
                         busy[b] = busy.get(b, 0) + 1
             if not self.gate.admit():
                 return  # a submission is being checked: its timing is not shared with new games (they wait, reserved)
@@ -297,6 +322,10 @@ class Ladder:
         self._ended(game_id)
         seats = [self.field[e] for e in stored.seats]
         done = publish(self.key, self.config.name, game_id, stored.played, stored.replay_path, seats)
+        if self.side is not None and self.side.commit(done):
+            return  # a challenge's game: stored unranked
         results.commit(self.db, done, self.config.ladder.fault_limit, self.rater)
         self.live.end(game_id)  # stored: public, as every finished game
         self.played += 1
+        if self.side is not None:
+            self.side.ladder_stored()

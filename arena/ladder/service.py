@@ -27,6 +27,8 @@ from arena.results.lock import StoreLock, lock_path
 from arena.ladder.accounts import Participant, activate_bot, create_participant, participant_by_name, participant_by_token, set_bot_status
 from arena.ladder.uploads.archive import read_manifest
 from arena.ladder.checker import Checker
+from arena.ladder.competition.hub import Competition
+from arena.ladder.competition.retention import Upkeep
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database, now
 from arena.ladder.ladder import Ladder
@@ -90,6 +92,9 @@ class Server:
         self.supervisor = Supervisor()
         self.supervisor.add("checker", self.checker.run, Checker.STALE_S)
         self.supervisor.add("ladder", self.ladder.run, Ladder.STALE_S)
+        self.competition = Competition(self.db, config.data, config.players, config.quotas, config.budget)
+        self.ladder.side = self.competition
+        self.supervisor.add("upkeep", self.competition.upkeep.run, Upkeep.STALE_S)
         self._house()
 
     def is_admin(self, token: str) -> bool:
@@ -168,7 +173,7 @@ class Server:
         return {"healthy": all(not p["stale"] for p in parts), "paused": ladder.paused, "in_flight": len(ladder.inflight),
                 "field": list(ladder.field), "played_since_start": ladder.played, "ladder_error": ladder.error,
                 "ladder_alive": self.supervisor.parts["ladder"].alive, "checks_waiting": self.read.checks_waiting(),
-                "parts": parts}
+                "parts": parts, **self.competition.health()}
 
     # --- the competition: phases and accounts (arena.ladder.competition) -----------------------------------
 
@@ -206,6 +211,7 @@ class Server:
         owner.mkdir(exist_ok=True, mode=0o700)
         folder = owner / f"{int(now() * 1000):013d}-{secrets.token_hex(4)}"
         limits = self.config.archive
+        self.competition.check_upload(participant, limits.most_unpacked(len(data)))  # the day's quota, the disk budget
         try:
             check_room(self.config.data, owner, limits.most_unpacked(len(data)), limits.min_free_mb, limits.participant_quota_mb)
             unpack_isolated(data, folder, limits)

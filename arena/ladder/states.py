@@ -24,3 +24,4 @@ class BotState(enum.StrEnum):
 class GameState(enum.StrEnum):
     PENDING = "pending"  # reserved or in flight
     DONE = "done"  # stored with its result and rating update
+    UNRANKED = "unranked"  # a challenge's game, stored with its result; it moves no rating (arena.ladder.competition.challenges)

@@ -88,11 +88,39 @@ def _parse(data: bytes, source: str) -> Replay:
     return Replay(source, hashlib.sha256(data).hexdigest(), header, tuple(body), result, tuple(logs))
 
 
-def load_replay(path: str | os.PathLike[str]) -> Replay:
-    """Read and parse the replay at `path`."""
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_replay_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A replay file's bytes as written: a file compressed at rest (gzip: `PATH.gz` beside a `PATH` no longer
+    there, as a competition server keeps its replays, or a `.gz` given itself) is read decompressed."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
+    except FileNotFoundError:
+        try:
+            with open(f"{os.fspath(path)}.gz", "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            raise FileNotFoundError(2, "No such file or directory", os.fspath(path)) from None
+    if data[:2] == GZIP_MAGIC:
+        import gzip
+
+        data = gzip.decompress(data)
+    return data
+
+
+def replay_exists(path: str | os.PathLike[str]) -> bool:
+    """Is there a replay at `path`, plain or compressed at rest (`PATH.gz`)?"""
+    return os.path.isfile(path) or os.path.isfile(f"{os.fspath(path)}.gz")
+
+
+def load_replay(path: str | os.PathLike[str]) -> Replay:
+    """Read and parse the replay at `path` (plain, or gzip-compressed at rest: `read_replay_bytes`)."""
+    try:
+        data = read_replay_bytes(path)
     except OSError as exc:
         raise ReplayError(f"cannot read the replay {str(path)!r}: {exc.strerror or exc}") from exc
+    except EOFError as exc:
+        raise ReplayError(f"cannot read the replay {str(path)!r}: its gzip stream is cut short ({exc})") from exc
     return parse_replay(data, str(path))

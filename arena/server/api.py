@@ -25,6 +25,7 @@ from arena.ladder.states import GameState
 from arena.server.http import ApiError, answer, api_viewer, cached, int_param, participant, path_id, state, take_upload
 from arena.audit.signing import SUFFIX
 from arena.server.api_competition import uploads_open
+from arena.replay.reader import read_replay_bytes, replay_exists
 
 
 def _bot(bot: BotRow) -> dict[str, Any]:
@@ -190,13 +191,16 @@ def replay(request: Request) -> Response:
     """
     g = _game(request)
     full = Path(g.replay) if g.replay else None
-    if full is None or not full.is_file():
+    if full is None or not replay_exists(full):
         raise ApiError(404, f"game {g.id} has no replay")
     name = f"game-{g.id}.jsonl"
     if api_viewer(request).organiser:
-        return FileResponse(full, media_type="application/x-ndjson", filename=name)
+        if full.is_file():
+            return FileResponse(full, media_type="application/x-ndjson", filename=name)
+        return Response(read_replay_bytes(full), media_type="application/x-ndjson",  # compressed at rest
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
     public = public_path(full)
-    data = public.read_bytes() if public.is_file() else access.public_replay(full.read_bytes(), len(g.seats))
+    data = read_replay_bytes(public) if replay_exists(public) else access.public_replay(read_replay_bytes(full), len(g.seats))
     return Response(data, media_type="application/x-ndjson", headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 

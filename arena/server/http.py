@@ -249,10 +249,12 @@ async def take_upload(server: Any, participant: int, data: bytes) -> tuple[int, 
     """`Server.submit` off the event loop; a full disk is 507 with Retry-After, never an internal error."""
     from starlette.concurrency import run_in_threadpool
 
-    from arena.errors import StorageFull, UploadsClosed
+    from arena.errors import QuotaExceeded, StorageFull, UploadsClosed
 
     try:
         result: tuple[int, str | None] = await run_in_threadpool(server.submit, participant, data)
+    except QuotaExceeded as exc:
+        raise ApiError(429, str(exc), {"Retry-After": str(int(exc.retry_after) + 1)}) from None
     except StorageFull as exc:
         raise ApiError(507, str(exc), {"Retry-After": "60"}) from None
     except UploadsClosed as exc:  # the deadline passed while the upload came in

@@ -14,7 +14,6 @@ import asyncio
 import secrets
 import threading
 from collections import OrderedDict
-from pathlib import Path
 from typing import Any, AsyncIterator
 
 from starlette.concurrency import run_in_threadpool
@@ -36,6 +35,7 @@ from arena.textsafe import NAME_CHARS, clean
 from arena.web.frames import Perspective, viewer_data
 from arena.web.replay_source import load_game_record
 from arena.web.viewer import viewer_page
+from arena.replay.reader import replay_exists
 
 EVENT_POLL_S = 0.2
 UPDATE_EVERY_S = 1.0
@@ -164,7 +164,7 @@ async def game(request: Request) -> Response:
     server = state(request)
     game_id = path_id(request)
     row = server.read.finished_game(game_id)
-    if row is None or not row.replay or not Path(row.replay).is_file():
+    if row is None or not row.replay or not replay_exists(row.replay):
         raise ApiError(404, f"no finished game {game_id} with a replay")
     who = access_viewer(session)
     refs = server.read.bot_refs(row.seats)

@@ -124,5 +124,6 @@ def serve_command(ctx: click.Context, config: str, add: str | None, no_sandbox: 
     offered = conf.build.offered()
     click.echo(f"arena serve: languages built from source ({conf.build.limits.describe()}): "
                + ("; ".join(offered) if offered else "none (no toolchain installed, or `build: {languages: []}`)"), err=True)
+    click.echo(f"arena serve: disk a day: {server.competition.disk_a_day()}", err=True)
     run(server, host or conf.host, conf.port if port is None else port,
         (tls_cert, tls_key) if tls_cert and tls_key else None)

@@ -31,8 +31,10 @@ TOKEN_HELP = "Your participant token (else $ARENA_TOKEN, else ~/.config/arena/cl
               help="Upload nothing: follow submission N (one you uploaded before) to its verdict.")
 @click.option("--retry-timeout", type=click.FloatRange(0, 3600), default=120, show_default=True,
               help="Seconds to go on trying while the server does not answer (a restart) before giving up.")
+@click.option("--challenge", "challenge", default=None, metavar="BOT",
+              help="Once the bot joined, challenge BOT with it (as `arena challenge BOT`; the exit status is its verdict's).")
 def submit_command(path: Path | None, server: str | None, token: str | None, check_timeout: float, first_games: int,
-                   games_timeout: float, follow: int | None, retry_timeout: float) -> None:
+                   games_timeout: float, follow: int | None, retry_timeout: float, challenge: str | None = None) -> None:
     """Upload a bot (a folder with manifest.json, or a .zip/.tar.gz of one), follow its check, print the
     verdict (and the bot's stderr when refused) and where it stands after its first games.
     Exit status 0 only when the bot joined the ladder; 1 when refused; 3 when uploads are closed (the
@@ -83,6 +85,10 @@ def submit_command(path: Path | None, server: str | None, token: str | None, che
         while first_games and client.bot(bot).get("games", 0) < first_games and time.monotonic() < deadline:
             time.sleep(1.0)
         click.echo(f"bot {bot}: {standing(client.leaderboard(), bot)}")
+        if challenge is not None:
+            from arena.cli.compete.follow import follow_challenge
+
+            sys.exit(follow_challenge(client, challenge, check_timeout))
     finally:
         client.close()
 

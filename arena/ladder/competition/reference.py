@@ -14,6 +14,7 @@ from arena.build.runner import BuildLimits
 from arena.core.limits import Limits
 from arena.core.time_control import TimeControl
 from arena.ladder import config
+from arena.ladder.budget_config import Budget, Quotas
 from arena.ladder.config import PhaseSchedule
 from arena.ladder.uploads.archive import ArchiveLimits
 from arena.tournament.config.tournament_config import LIMITS_KEYS
@@ -38,6 +39,8 @@ TOP: dict[str, tuple[str, str]] = {  # key: (default, what it is)
     "root": ("the config's folder", "the folder relative paths (data, house bots) start from"),
     "build": ("every installed language", "languages built from source (`languages:`) and the build's limits (see below)"),
     "phases": ("no deadline", "the competition's calendar: deadline (open -> frozen), final, closed, timezone (see below)"),
+    "quotas": ("see below", "per participant: uploads a day, challenges a day and their games"),
+    "budget": ("see below", "per server: the game rate, idle when settled, challenges' share, replay retention, the disk budget"),
 }
 
 PHASES = {"deadline": "open -> frozen at this time (uploads close); with its UTC offset, e.g. 2026-12-01T18:00:00+01:00",
@@ -69,7 +72,9 @@ def sections() -> list[tuple[str, list[tuple[str, Any, str]]]]:
                 "max_total_bytes": "one archive, unpacked", "max_file_bytes": "one unpacked file", "max_files": "files in one archive",
                 "max_name_bytes": "one file name"}),
             ("build", BuildLimits, [f.name for f in dataclasses.fields(BuildLimits)], {}),
-            ("phases", PhaseSchedule, [f.name for f in dataclasses.fields(PhaseSchedule)], PHASES)):
+            ("phases", PhaseSchedule, [f.name for f in dataclasses.fields(PhaseSchedule)], PHASES),
+            ("quotas", Quotas, [f.name for f in dataclasses.fields(Quotas)], {}),
+            ("budget", Budget, [f.name for f in dataclasses.fields(Budget)], {})):
         described = {**comments(cls), **extra}
         default = cls()
         out.append((name, [(key, getattr(default, key), described.get(key, "")) for key in keys]))
