@@ -19,9 +19,10 @@ from typing import Callable, Mapping, Sequence
 from arena import __version__
 from arena.checkbot.referee_game import RefereeRun, referee_game
 from arena.checkbot.driver import (
-    UNKNOWN_MEMBER, UNKNOWN_VALUE, GameConfig, GameDriver, CheckedGame, RequestIds, decision_kind,
+    UNKNOWN_MEMBER, UNKNOWN_VALUE, GameConfig, GameDriver, CheckedGame, decision_kind,
 )
 from arena.checkbot.session import RAW_CHARS, BotPipe, BotSession
+from arena.referee.request_ids import RequestIds
 from arena.core.limits import Limits
 from arena.core.clock import Clock
 from arena.errors import BotStartError
