@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from arena.errors import SubmissionRefused
@@ -24,10 +24,13 @@ from arena.ladder.uploads.archive import resolve_command
 from arena.rng import random_seed
 from arena.ladder.accounts import activate_bot
 from arena.ladder.config import ServerConfig
+from arena.ladder.ladder import ladder_setup
 from arena.ladder.db import Database, now
 from arena.ladder.uploads.storage import remove_tree
 from arena.ladder.supervisor import CheckGate, Part
 from arena.textsafe import clean
+from arena.tournament.config.command_line import setup_argv
+from arena.tournament.config.setup import PlaySetup
 from arena.ladder.states import SubmissionState
 
 CHECK_TIMEOUT_S = 240.0
@@ -67,13 +70,26 @@ def _run(argv: list[str], cwd: str, timeout: float, beat: Callable[[], None] = _
     return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
+def check_setup(config: ServerConfig, sandbox: bool) -> PlaySetup:
+    """What the check plays under: the ladder's own play setup (its clocks, limits, game options, sandbox)."""
+    return ladder_setup(config, sandbox)
+
+
+def check_bot_argv(setup: PlaySetup, command: tuple[str, ...]) -> list[str]:
+    """`arena check-bot --quick` under the setup's clocks and limits (it plays every option of the game itself)."""
+    return ARENA + ["check-bot", setup.game, "--quick", *setup_argv(replace(setup, options={})), "--", *command]
+
+
+def play_argv(setup: PlaySetup, bots: list[str], seed: int) -> list[str]:
+    """One check game, `arena play` under the setup: each bot's command line in seat order."""
+    return ARENA + ["play", setup.game, *[x for b in bots for x in ("--bot", b)], "--seed", str(seed), "--json",
+                    *setup_argv(setup)]
+
+
 def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str, sandbox: bool,
                      beat: Callable[[], None] = _quiet) -> Verdict:
-    tc = config.time_control
-    box = [] if sandbox else ["--no-sandbox"]
-    argv = ARENA + ["check-bot", config.game, "--quick", "--decision-ms", str(tc.decision_ms), "--startup-ms",
-                    str(tc.startup_ms), *limit_args(config), *box, "--", *command]
-    code, out, err = _run(argv, folder, CHECK_TIMEOUT_S, beat)
+    setup = check_setup(config, sandbox)
+    code, out, err = _run(check_bot_argv(setup, command), folder, CHECK_TIMEOUT_S, beat)
     report = f"$ arena check-bot {config.game} --quick ...\n{out}{err}"
     if code != 0:
         failing = [line.strip() for line in out.splitlines() if line.startswith("FAIL")]
@@ -84,10 +100,7 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
         seat = g % config.players
         others = [house[(g + i) % len(house)] for i in range(config.players - 1)]
         bots = others[:seat] + [shlex.join(command)] + others[seat:]
-        opts = [x for k, v in config.options.items() for x in ("--option", f"{k}={_option(v)}")]
-        argv = ARENA + ["play", config.game, *[x for b in bots for x in ("--bot", b)], "--seed", str(check_seed(g)), "--json",
-                        *clock_args(config), *limit_args(config), *opts, *box]
-        code, out, err = _run(argv, folder, GAME_TIMEOUT_S, beat)
+        code, out, err = _run(play_argv(setup, bots, check_seed(g)), folder, GAME_TIMEOUT_S, beat)
         report += f"\n$ arena play {config.game} (check game {g + 1}, your bot in seat {seat})\n"
         try:
             result: Any = loads(out.strip().splitlines()[-1]) if code == 0 and out.strip() else None
@@ -107,22 +120,6 @@ def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str
             return Verdict(False, f"check game {g + 1} against the house bots: fault {first.get('kind')}: "
                                   f"{clean(first.get('detail'), 300)}", clean(report, REPORT_CHARS, keep_newlines=True))
     return Verdict(True, "check-bot and the games against the house bots", clean(report, REPORT_CHARS, keep_newlines=True))
-
-
-def clock_args(config: ServerConfig) -> list[str]:
-    """The ladder's whole time control as `arena play` options: decision, bank, increment, start-up, game."""
-    tc = config.time_control
-    bank = [] if tc.bank_ms is None else ["--bank-ms", str(tc.bank_ms)]
-    return ["--decision-ms", str(tc.decision_ms), *bank, "--increment-ms", str(tc.increment_ms),
-            "--startup-ms", str(tc.startup_ms), "--game-ms", str(tc.game_ms or 0)]
-
-
-def limit_args(config: ServerConfig) -> list[str]:
-    """The ladder's resource limits of a bot process (memory, CPU), as check-bot's and `arena play`'s options:
-    a bot is checked under the limits it will play under."""
-    lim = config.limits
-    cpu = [] if lim.cpu_seconds is None else ["--cpu-seconds", str(lim.cpu_seconds)]
-    return [*cpu, "--memory-mb", str(lim.memory_mb or 0)]
 
 
 def check_seed(game: int) -> int:
@@ -152,10 +149,6 @@ def build_source(config: ServerConfig, meta: Any, folder: str, sandbox: bool,
         return None, Verdict(False, f"the build succeeded but made no runnable program: {exc}",
                              clean(report, REPORT_CHARS, keep_newlines=True))
     return command, Verdict(True, "built", clean(report, REPORT_CHARS // 2, keep_newlines=True))
-
-
-def _option(value: object) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 class Checker:
