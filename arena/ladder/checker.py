@@ -47,27 +47,61 @@ class Verdict:
 
 
 BEAT_S = 2.0
+STEP_POLL_S = 0.5  # how often a running step looks at its time-out and at a cancel
 
 
 def _quiet() -> None:
     pass
 
 
-def _run(argv: list[str], cwd: str, timeout: float, beat: Callable[[], None] = _quiet) -> tuple[int, str, str]:
-    """Run one step of the check, calling `beat` every few seconds while it runs (the checker is alive)."""
+def _run(argv: list[str], cwd: str, timeout: float, beat: Callable[[], None] = _quiet,
+         cancel: threading.Event | None = None) -> tuple[int, str, str]:
+    """Run one step of the check, calling `beat` every few seconds while it runs (the checker is alive);
+    killed at its time-out, or once `cancel` is set (another step of the same check has decided it)."""
     with subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL) as proc:
         deadline = time.monotonic() + timeout
         while True:
             beat()
             try:
-                out, err = proc.communicate(timeout=max(0.0, min(BEAT_S, deadline - time.monotonic())))
+                out, err = proc.communicate(timeout=max(0.0, min(STEP_POLL_S, deadline - time.monotonic())))
                 break
             except subprocess.TimeoutExpired:
-                if time.monotonic() >= deadline:
+                if time.monotonic() >= deadline or (cancel is not None and cancel.is_set()):
                     proc.kill()
                     proc.communicate()
                     return -1, "", f"the check did not finish within {timeout:.0f} s"
     return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+PARALLEL_STEPS = True  # the check's steps at once (False: one after the other, as before; a test's control)
+
+
+def run_steps(steps: list[tuple[list[str], float]], cwd: str, beat: Callable[[], None],
+              decided: Callable[[int, tuple[int, str, str]], bool]) -> None:
+    """Each step (argv, time-out) of one check, all at once, each outcome given to `decided` as it ends: a
+    step mostly waits (for a bot's start-up in the sandbox, its answers, its exit), so on a few cores the
+    check takes about its longest step, not their sum. Once `decided` says a step decided the verdict (a
+    refusal), the steps still running are killed and not judged."""
+    cancel = threading.Event()
+    if not PARALLEL_STEPS:
+        for i, (argv, timeout) in enumerate(steps):
+            if decided(i, _run(argv, cwd, timeout, beat)):
+                return
+        return
+
+    def step(i: int) -> None:
+        argv, timeout = steps[i]
+        outcome = _run(argv, cwd, timeout, beat if i == 0 else _quiet, cancel)
+        if not cancel.is_set() and decided(i, outcome):
+            cancel.set()
+
+    threads = [threading.Thread(target=step, args=(i,), name=f"arena-check-step{i}", daemon=True) for i in range(len(steps))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(BEAT_S)
+            beat()
 
 
 def check_setup(config: ServerConfig, sandbox: bool) -> PlaySetup:
@@ -88,38 +122,61 @@ def play_argv(setup: PlaySetup, bots: list[str], seed: int) -> list[str]:
 
 def check_submission(config: ServerConfig, command: tuple[str, ...], folder: str, sandbox: bool,
                      beat: Callable[[], None] = _quiet) -> Verdict:
+    """check-bot, then the games against the house bots, judged in that order; the steps run at once
+    (run_steps), and the first step that refuses the bot ends the others."""
     setup = check_setup(config, sandbox)
-    code, out, err = _run(check_bot_argv(setup, command), folder, CHECK_TIMEOUT_S, beat)
-    report = f"$ arena check-bot {config.game} --quick ...\n{out}{err}"
-    if code != 0:
-        failing = [line.strip() for line in out.splitlines() if line.startswith("FAIL")]
-        why = "; ".join(failing[:3]) or clean(err or out, 300)
-        return Verdict(False, f"check-bot failed: {clean(why, 500)}", clean(report, REPORT_CHARS, keep_newlines=True))
+    steps = [(check_bot_argv(setup, command), CHECK_TIMEOUT_S)]
     house = [shlex.join(h.command) for h in config.house_bots]
+    seats = []
     for g in range(config.ladder.check_games if house else 0):
         seat = g % config.players
         others = [house[(g + i) % len(house)] for i in range(config.players - 1)]
-        bots = others[:seat] + [shlex.join(command)] + others[seat:]
-        code, out, err = _run(play_argv(setup, bots, check_seed(g)), folder, GAME_TIMEOUT_S, beat)
-        report += f"\n$ arena play {config.game} (check game {g + 1}, your bot in seat {seat})\n"
-        try:
-            result: Any = loads(out.strip().splitlines()[-1]) if code == 0 and out.strip() else None
-        except ValueError:
-            result = None
-        if not isinstance(result, dict):
-            report += clean(err or out, 4000, keep_newlines=True)
-            return Verdict(False, f"check game {g + 1} against the house bots could not be played: {clean(err or out, 300)}",
-                           clean(report, REPORT_CHARS, keep_newlines=True))
-        mine = [f for f in result.get("faults", []) + result.get("close_faults", []) if f.get("seat") == seat]
-        report += f"points {result.get('points')}, ranks {result.get('ranks')}, {len(mine)} fault(s) of yours\n"
-        for fault in mine:
-            report += f"fault {fault.get('kind')} at step {fault.get('step')}: {clean(fault.get('detail'), 500)}\n"
-            report += "".join(f"  stderr| {clean(line, 300)}\n" for line in fault.get("stderr_tail", []))
-        if mine:
-            first = mine[0]
-            return Verdict(False, f"check game {g + 1} against the house bots: fault {first.get('kind')}: "
-                                  f"{clean(first.get('detail'), 300)}", clean(report, REPORT_CHARS, keep_newlines=True))
+        steps.append((play_argv(setup, others[:seat] + [shlex.join(command)] + others[seat:], check_seed(g)), GAME_TIMEOUT_S))
+        seats.append(seat)
+    verdicts: dict[int, Verdict] = {}  # the steps that ran to their end (not killed once another refused)
+
+    def decided(i: int, outcome: tuple[int, str, str]) -> bool:
+        verdicts[i] = _step_verdict(config, i, seats[i - 1] if i else 0, outcome)
+        return not verdicts[i].passed
+
+    run_steps(steps, folder, beat, decided)
+    report = ""
+    for i in sorted(verdicts):
+        report += verdicts[i].report
+        if not verdicts[i].passed:  # the first refusal in the check's own order
+            return Verdict(False, verdicts[i].reason, clean(report, REPORT_CHARS, keep_newlines=True))
     return Verdict(True, "check-bot and the games against the house bots", clean(report, REPORT_CHARS, keep_newlines=True))
+
+
+def _step_verdict(config: ServerConfig, i: int, seat: int, outcome: tuple[int, str, str]) -> Verdict:
+    """Step i's verdict with its part of the report: 0 is check-bot, i > 0 check game i (the bot in `seat`)."""
+    code, out, err = outcome
+    if i == 0:
+        report = f"$ arena check-bot {config.game} --quick ...\n{out}{err}"
+        if code == 0:
+            return Verdict(True, "", report)
+        failing = [line.strip() for line in out.splitlines() if line.startswith("FAIL")]
+        why = "; ".join(failing[:3]) or clean(err or out, 300)
+        return Verdict(False, f"check-bot failed: {clean(why, 500)}", report)
+    g = i - 1
+    report = f"\n$ arena play {config.game} (check game {g + 1}, your bot in seat {seat})\n"
+    try:
+        result: Any = loads(out.strip().splitlines()[-1]) if code == 0 and out.strip() else None
+    except ValueError:
+        result = None
+    if not isinstance(result, dict):
+        report += clean(err or out, 4000, keep_newlines=True)
+        return Verdict(False, f"check game {g + 1} against the house bots could not be played: {clean(err or out, 300)}", report)
+    mine = [f for f in result.get("faults", []) + result.get("close_faults", []) if f.get("seat") == seat]
+    report += f"points {result.get('points')}, ranks {result.get('ranks')}, {len(mine)} fault(s) of yours\n"
+    for fault in mine:
+        report += f"fault {fault.get('kind')} at step {fault.get('step')}: {clean(fault.get('detail'), 500)}\n"
+        report += "".join(f"  stderr| {clean(line, 300)}\n" for line in fault.get("stderr_tail", []))
+    if mine:
+        first = mine[0]
+        return Verdict(False, f"check game {g + 1} against the house bots: fault {first.get('kind')}: "
+                              f"{clean(first.get('detail'), 300)}", report)
+    return Verdict(True, "", report)
 
 
 def check_seed(game: int) -> int:
@@ -152,14 +209,21 @@ def build_source(config: ServerConfig, meta: Any, folder: str, sandbox: bool,
 
 
 class Checker:
-    """Checks received submissions one at a time, oldest first: the loop of the supervisor's part
+    """Checks received submissions, up to `ladder.check_workers` at once: the loop of the supervisor's part
     "checker". A submission becomes `received` only once its folder is complete (`Server.submit` writes
     the row after unpacking), so the loop never meets a half-unpacked one; a check that raises refuses
-    that submission with the reason and the loop goes on with the next."""
+    that submission with the reason and the loop goes on with the next.
+
+    The queue is fair (`claim`): one check at a time per participant, the participant waiting longest
+    first, and of a participant's waiting submissions only the newest is checked (the older ones would be
+    replaced by it at once: they are refused, naming it), so one participant's fifty uploads cost one
+    check and hold up nobody else."""
 
     STALE_S = 60.0  # the loop beats at least every BEAT_S while it waits or checks
 
     DRAIN_S = GAME_TIMEOUT_S  # a check waits at most this long for the ladder's games in flight to end
+
+    FAIR = True  # False: oldest first, every submission checked (as before; a test's control)
 
     def __init__(self, db: Database, config: ServerConfig, sandbox: bool, on_pass: Callable[[int], None],
                  gate: CheckGate | None = None) -> None:
@@ -167,6 +231,9 @@ class Checker:
         self.gate = gate if gate is not None else CheckGate()  # shared with the ladder: it yields while we check
         self.wake = threading.Event()
         self.checked = 0
+        self.workers = max(1, config.ladder.check_workers)
+        self._running: dict[int, threading.Thread] = {}  # submission id -> the thread checking it
+        self._crash: BaseException | None = None
 
     def recover(self) -> None:
         """A check cut short by a stop or a crash runs again."""
@@ -175,14 +242,52 @@ class Checker:
 
     def run(self, part: Part) -> None:
         self.recover()
+        self._running, self._crash = {}, None
         while not part.stopping.is_set():
             part.beat()
-            row = self.db.one("SELECT * FROM submissions WHERE status = ? ORDER BY id LIMIT 1", SubmissionState.RECEIVED)
+            self._running = {sub: t for sub, t in self._running.items() if t.is_alive()}
+            if self._crash is not None:  # not one submission's fault (those are refusals): the supervisor restarts us
+                raise self._crash
+            row = self.claim() if len(self._running) < self.workers else None
             if row is None:
                 self.wake.wait(1.0)
                 self.wake.clear()
                 continue
-            self.check_one(row, part.beat)
+            thread = threading.Thread(target=self._guarded, args=(row, part.beat), name=f"arena-check-{row['id']}", daemon=True)
+            self._running[int(row["id"])] = thread
+            thread.start()
+
+    def _guarded(self, row: Any, beat: Callable[[], None]) -> None:
+        try:
+            self.check_one(row, beat)
+        except BaseException as exc:  # noqa: BLE001 - handed to the loop, which ends and is restarted
+            self._crash = exc
+        finally:
+            self.wake.set()
+
+    def claim(self) -> Any:
+        """The next submission to check, marked `checking` in the same transaction (None: nothing to do)."""
+        replaced: list[Any] = []
+        with self.db.write() as conn:
+            rows = conn.execute("SELECT * FROM submissions WHERE status = ? ORDER BY id", (SubmissionState.RECEIVED,)).fetchall()
+            row = rows[0] if rows else None
+            if self.FAIR:
+                busy = {int(r["participant_id"]) for r in
+                        conn.execute("SELECT participant_id FROM submissions WHERE status = ?", (SubmissionState.CHECKING,))}
+                first = next((r for r in rows if int(r["participant_id"]) not in busy), None)  # waiting longest
+                mine = [r for r in rows if first is not None and r["participant_id"] == first["participant_id"]]
+                row, replaced = (mine[-1], mine[:-1]) if mine else (None, [])
+            for old in replaced:
+                assert row is not None
+                conn.execute("UPDATE submissions SET status = ?, reason = ?, report = ?, finished = ? WHERE id = ?",
+                             (SubmissionState.REFUSED, f"not checked: your submission {row['id']}, sent after it, replaces it "
+                              "(only a participant's newest waiting submission is checked)", "", now(), old["id"]))
+            if row is not None:
+                conn.execute("UPDATE submissions SET status = ? WHERE id = ?", (SubmissionState.CHECKING, row["id"]))
+        for old in replaced:
+            if old["folder"]:
+                remove_tree(Path(old["folder"]))
+        return row
 
     def check_one(self, row: Any, beat: Callable[[], None] = _quiet) -> None:
         sub = int(row["id"])
