@@ -22,6 +22,7 @@ from arena.errors import SubmissionRefused
 from arena.jsonvalue import loads
 from arena.ladder.uploads.archive import resolve_command
 from arena.rng import random_seed
+from arena.sandbox.parent import die_with_parent
 from arena.ladder.accounts import activate_bot
 from arena.ladder.config import ServerConfig
 from arena.ladder.ladder import ladder_setup
@@ -47,6 +48,7 @@ class Verdict:
 
 
 BEAT_S = 2.0
+DIE_WITH_SERVER = True  # a check's steps get SIGKILL when the server dies (False: they live on; a test's control)
 STEP_POLL_S = 0.5  # how often a running step looks at its time-out and at a cancel
 
 
@@ -58,7 +60,8 @@ def _run(argv: list[str], cwd: str, timeout: float, beat: Callable[[], None] = _
          cancel: threading.Event | None = None) -> tuple[int, str, str]:
     """Run one step of the check, calling `beat` every few seconds while it runs (the checker is alive);
     killed at its time-out, or once `cancel` is set (another step of the same check has decided it)."""
-    with subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL) as proc:
+    with subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                          preexec_fn=die_with_parent() if DIE_WITH_SERVER else None) as proc:
         deadline = time.monotonic() + timeout
         while True:
             beat()
