@@ -8,6 +8,7 @@ participant's active version and joins the ladder (`on_pass`).
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 import subprocess
@@ -61,7 +62,7 @@ def _run(argv: list[str], cwd: str, timeout: float, beat: Callable[[], None] = _
     """Run one step of the check, calling `beat` every few seconds while it runs (the checker is alive);
     killed at its time-out, or once `cancel` is set (another step of the same check has decided it)."""
     with subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                          preexec_fn=die_with_parent() if DIE_WITH_SERVER else None) as proc:
+                          preexec_fn=_step_preexec()) as proc:
         deadline = time.monotonic() + timeout
         while True:
             beat()
@@ -74,6 +75,23 @@ def _run(argv: list[str], cwd: str, timeout: float, beat: Callable[[], None] = _
                     proc.communicate()
                     return -1, "", f"the check did not finish within {timeout:.0f} s"
     return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+CHECK_NICE = 10  # a check's processes yield the CPU to the server's own (its pages, its API) when both want it
+
+
+def _step_preexec() -> Callable[[], None] | None:
+    """Run in a check step's child before exec: die with the server, and run below the server's priority."""
+    die = die_with_parent() if DIE_WITH_SERVER else None
+    nice, niceness = os.nice, CHECK_NICE
+
+    def apply() -> None:
+        if die is not None:
+            die()
+        if niceness:
+            nice(niceness)
+
+    return apply if die is not None or niceness else None
 
 
 PARALLEL_STEPS = True  # the check's steps at once (False: one after the other, as before; a test's control)

@@ -9,6 +9,7 @@ uploads hold up another's; the steps one after the other never overlap."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -107,13 +108,13 @@ def test_checks_run_check_workers_at_a_time(tmp_path: Path, db: Database, monkey
     assert peak[0] == 2  # alice's two make one check (her newest), beside bob's: never two of one participant
 
 
-STEP = """import json, sys, time
+STEP = """import json, os, sys, time
 from pathlib import Path
 began = time.monotonic()
 kind = sys.argv[1]
 time.sleep(30 if kind == "play" and "refuse" in Path("mode").read_text() else 0.6)
 with open("steps.log", "a") as log:
-    log.write(f"{kind} {began} {time.monotonic()}\\n")
+    log.write(f"{kind} {began} {time.monotonic()} {os.nice(0)}\\n")
 if kind == "check-bot":
     if "refuse" in Path("mode").read_text():
         print("FAIL handshake: it never said hello")
@@ -123,7 +124,8 @@ else:
 """
 
 
-def _steps(folder: Path, mode: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[Verdict, list[tuple[str, float, float]], float]:
+def _steps(folder: Path, mode: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+           ) -> tuple[Verdict, list[tuple[str, float, float, int]], float]:
     script = tmp_path / "fake_arena.py"
     script.write_text(STEP)
     monkeypatch.setattr(checker_module, "ARENA", [sys.executable, str(script)])
@@ -133,7 +135,8 @@ def _steps(folder: Path, mode: str, monkeypatch: pytest.MonkeyPatch, tmp_path: P
     verdict = checker_module.check_submission(_config(tmp_path), ("python3", "bot.py"), str(folder), sandbox=False)
     took = time.monotonic() - began
     log = folder / "steps.log"
-    steps = [(k, float(a), float(b)) for k, a, b in (line.split() for line in log.read_text().splitlines())] if log.exists() else []
+    steps = [(k, float(a), float(b), int(n)) for k, a, b, n in (line.split() for line in log.read_text().splitlines())
+             ] if log.exists() else []
     return verdict, steps, took
 
 
@@ -143,9 +146,9 @@ def test_the_steps_of_a_check_run_at_once(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(checker_module, "PARALLEL_STEPS", parallel)
     verdict, steps, _ = _steps(tmp_path / "bot", "pass", monkeypatch, tmp_path)
     assert verdict.passed, verdict.reason
-    assert sorted(k for k, _, _ in steps) == ["check-bot", "play", "play"]
+    assert sorted(k for k, _, _, _ in steps) == ["check-bot", "play", "play"]
     assert verdict.report.index("check-bot") < verdict.report.index("check game 1") < verdict.report.index("check game 2")
-    overlap = max(a for _, a, _ in steps) < min(b for _, _, b in steps)
+    overlap = max(a for _, a, _, _ in steps) < min(b for _, _, b, _ in steps)
     assert overlap is parallel
 
 
@@ -153,5 +156,14 @@ def test_the_steps_of_a_check_run_at_once(tmp_path: Path, monkeypatch: pytest.Mo
 def test_the_first_refusal_ends_the_other_steps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     verdict, steps, took = _steps(tmp_path / "bot", "refuse", monkeypatch, tmp_path)
     assert not verdict.passed and verdict.reason.startswith("check-bot failed: FAIL handshake")
-    assert [k for k, _, _ in steps] == ["check-bot"]  # the games (30 s each) were killed, not waited for
+    assert [k for k, _, _, _ in steps] == ["check-bot"]  # the games (30 s each) were killed, not waited for
     assert took < 15
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("nice", [10, 0], ids=["below-the-server", "control-same-priority"])
+def test_a_checks_processes_run_below_the_servers_priority(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nice: int) -> None:
+    """Under contention the server's own threads (its pages and API: the leaderboard's latency) come first."""
+    monkeypatch.setattr(checker_module, "CHECK_NICE", nice)
+    _, steps, _ = _steps(tmp_path / "bot", "pass", monkeypatch, tmp_path)
+    assert steps and {n for _, _, _, n in steps} == {os.nice(0) + nice}
