@@ -28,6 +28,7 @@ from arena.ladder.accounts import activate_bot
 from arena.ladder.config import ServerConfig
 from arena.ladder.ladder import ladder_setup
 from arena.ladder.db import Database, now
+from arena.ladder.uploads.program import program_digest
 from arena.ladder.uploads.storage import remove_tree
 from arena.ladder.supervisor import CheckGate, Part
 from arena.textsafe import clean
@@ -246,6 +247,8 @@ class Checker:
 
     FAIR = True  # False: oldest first, every submission checked (as before; a test's control)
 
+    REUSE = True  # False: a program already passed is checked again (as before; a test's control)
+
     def __init__(self, db: Database, config: ServerConfig, sandbox: bool, on_pass: Callable[[int], None],
                  gate: CheckGate | None = None) -> None:
         self.db, self.config, self.sandbox, self.on_pass = db, config, sandbox, on_pass
@@ -254,6 +257,10 @@ class Checker:
         self.checked = 0
         self.workers = max(1, config.ladder.check_workers)
         self._running: dict[int, threading.Thread] = {}  # submission id -> the thread checking it
+        # (participant, program digest) -> the submission of that program that passed its check (since this start)
+        self._passed: dict[tuple[int, str], int] = {}
+        self._setup = repr((config.game, sorted(config.options.items()), config.players, config.time_control, config.limits,
+                            config.ladder.check_games, [h.command for h in config.house_bots]))
         self._crash: BaseException | None = None
 
     def recover(self) -> None:
@@ -314,33 +321,53 @@ class Checker:
         sub = int(row["id"])
         with self.db.write() as conn:
             conn.execute("UPDATE submissions SET status = ? WHERE id = ?", (SubmissionState.CHECKING, sub))
-        self.gate.begin(self.DRAIN_S, beat)  # the ladder starts no game and its games in flight end first
-        try:
-            self._check(row, sub, beat)
-        finally:
-            self.gate.end()
+        meta: Any = loads(row["manifest"])
+        command = tuple(meta.get("command", ()))
+        program = self._program(row, meta, command)
+        same = self._passed.get(program) if program is not None else None
+        if same is not None:  # no check, so the ladder need not yield
+            verdict = Verdict(True, f"the same program as your submission {same}, which passed its check under this "
+                                    "ladder's setup: not checked again", "")
+        else:
+            self.gate.begin(self.DRAIN_S, beat)  # the ladder starts no game and its games in flight end first
+            try:
+                verdict, command = self._check(meta, command, row["folder"], sub, beat)
+            finally:
+                self.gate.end()
+            if verdict.passed and program is not None:
+                self._passed[program] = sub
+        self._record(row, sub, meta, command, verdict)
 
-    def _check(self, row: Any, sub: int, beat: Callable[[], None]) -> None:
+    def _program(self, row: Any, meta: Any, command: tuple[str, ...]) -> tuple[int, str] | None:
+        """The submission's participant and program digest (uploads.program), where a passed check can be reused:
+        not for a source built here (its build is checked each time)."""
+        if not self.REUSE or meta.get("language") or not row["folder"]:
+            return None
+        return int(row["participant_id"]), program_digest(Path(row["folder"]), command, self._setup)
+
+    def _check(self, meta: Any, command: tuple[str, ...], folder: str, sub: int, beat: Callable[[], None]
+               ) -> tuple[Verdict, tuple[str, ...]]:
+        """The verdict of a check (a source's build first), and the command that runs the bot."""
         try:
-            meta: Any = loads(row["manifest"])
-            command = tuple(meta.get("command", ()))
             built: Verdict | None = None
             if meta.get("language"):
-                resolved, built = build_source(self.config, meta, row["folder"], self.sandbox, beat)
+                resolved, built = build_source(self.config, meta, folder, self.sandbox, beat)
                 command = resolved or command
             if built is not None and not built.passed:
-                verdict = built
-            else:
-                verdict = check_submission(self.config, command, row["folder"], self.sandbox, beat)
-            if built is not None and built.passed:
+                return built, command
+            verdict = check_submission(self.config, command, folder, self.sandbox, beat)
+            if built is not None:
                 verdict = Verdict(verdict.passed, verdict.reason,
                                   clean(built.report + "\n" + verdict.report, REPORT_CHARS, keep_newlines=True))
+            return verdict, command
         except Exception as exc:  # noqa: BLE001 - one submission's failure is its own refusal, never the checker's end
             detail = f"{type(exc).__name__}: {clean(str(exc), 300)}"
             print(f"arena serve: the check of submission {sub} failed: {detail}\n"
                   + clean("".join(traceback.format_exception(exc)), 4000, keep_newlines=True), file=sys.stderr, flush=True)
-            verdict = Verdict(False, f"the server could not check this submission ({detail}); submit it again, "
-                                     "and tell the organiser if it happens again", "")
+            return Verdict(False, f"the server could not check this submission ({detail}); submit it again, "
+                                  "and tell the organiser if it happens again", ""), command
+
+    def _record(self, row: Any, sub: int, meta: Any, command: tuple[str, ...], verdict: Verdict) -> None:
         bot = None
         if verdict.passed:
             bot = activate_bot(self.db, int(row["participant_id"]), sub, meta["name"], meta["version"], command, row["folder"])

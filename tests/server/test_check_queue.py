@@ -167,3 +167,42 @@ def test_a_checks_processes_run_below_the_servers_priority(tmp_path: Path, monke
     monkeypatch.setattr(checker_module, "CHECK_NICE", nice)
     _, steps, _ = _steps(tmp_path / "bot", "pass", monkeypatch, tmp_path)
     assert steps and {n for _, _, _, n in steps} == {os.nice(0) + nice}
+
+
+def _folder_upload(db: Database, tmp_path: Path, participant: int, version: str, code: str) -> int:
+    folder = tmp_path / f"sub-{participant}-{version}"
+    folder.mkdir()
+    (folder / "bot.py").write_text(code)
+    (folder / "manifest.json").write_text(json.dumps({"name": "b", "version": version}))
+    manifest = json.dumps({"name": "b", "version": version, "command": ["python3", str(folder / "bot.py")]})
+    with db.write() as conn:
+        cur = conn.execute("INSERT INTO submissions (participant_id, created, status, manifest, folder) VALUES (?, ?, ?, ?, ?)",
+                           (participant, now(), SubmissionState.RECEIVED, manifest, str(folder)))
+    return int(cur.lastrowid or 0)
+
+
+@pytest.mark.parametrize("reuse", [True, False], ids=["reused", "control-checked-again"])
+def test_the_same_program_again_is_not_checked_again(tmp_path: Path, db: Database, monkeypatch: pytest.MonkeyPatch,
+                                                     reuse: bool) -> None:
+    """A participant's upload of a program that already passed (other version number, same files and command,
+    same setup) passes without a check; a changed file, or another participant's copy, is checked."""
+    monkeypatch.setattr(Checker, "REUSE", reuse)
+    checked: list[str] = []
+
+    def stand_in(config: Any, command: tuple[str, ...], folder: str, *args: Any, **kwargs: Any) -> Verdict:
+        checked.append(Path(folder).name)
+        return Verdict(True, "stand-in", "")
+
+    monkeypatch.setattr(checker_module, "check_submission", stand_in)
+    checker = Checker(db, _config(tmp_path), False, lambda _bot: None)
+    subs = [_folder_upload(db, tmp_path, 1, "1", "A"), _folder_upload(db, tmp_path, 1, "2", "A"),
+            _folder_upload(db, tmp_path, 1, "3", "B"), _folder_upload(db, tmp_path, 2, "1", "A")]
+    for sub in subs:
+        row = db.one("SELECT * FROM submissions WHERE id = ?", sub)
+        checker.check_one(row)
+    assert all(_status(db, s)[0] == SubmissionState.PASSED for s in subs)
+    if reuse:
+        assert checked == ["sub-1-1", "sub-1-3", "sub-2-1"]
+        assert f"the same program as your submission {subs[0]}" in _status(db, subs[1])[1]
+    else:
+        assert checked == ["sub-1-1", "sub-1-2", "sub-1-3", "sub-2-1"]
