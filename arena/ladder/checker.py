@@ -264,13 +264,16 @@ class Checker:
         self._crash: BaseException | None = None
 
     def recover(self) -> None:
-        """A check cut short by a stop or a crash runs again."""
+        """A check cut short by a stop or a crash runs again (not one still running in this process: a restarted
+        loop finds its checks in flight where it left them)."""
+        self._running = {sub: t for sub, t in self._running.items() if t.is_alive()}
         with self.db.write() as conn:
-            conn.execute("UPDATE submissions SET status = ? WHERE status = ?", (SubmissionState.RECEIVED, SubmissionState.CHECKING))
+            conn.execute(f"UPDATE submissions SET status = ? WHERE status = ? AND id NOT IN ({','.join('?' * len(self._running))})",
+                         (SubmissionState.RECEIVED, SubmissionState.CHECKING, *self._running))
 
     def run(self, part: Part) -> None:
         self.recover()
-        self._running, self._crash = {}, None
+        self._crash = None
         while not part.stopping.is_set():
             part.beat()
             self._running = {sub: t for sub, t in self._running.items() if t.is_alive()}

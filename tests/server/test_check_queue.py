@@ -206,3 +206,41 @@ def test_the_same_program_again_is_not_checked_again(tmp_path: Path, db: Databas
         assert f"the same program as your submission {subs[0]}" in _status(db, subs[1])[1]
     else:
         assert checked == ["sub-1-1", "sub-1-2", "sub-1-3", "sub-2-1"]
+
+
+@pytest.mark.parametrize("mine_kept", [True, False], ids=["kept", "control-every-checking-row-reset"])
+def test_a_restarted_checker_loop_does_not_check_a_submission_in_flight_again(
+        tmp_path: Path, db: Database, monkeypatch: pytest.MonkeyPatch, mine_kept: bool) -> None:
+    release, calls = threading.Event(), []
+
+    def stand_in(*args: Any, **kwargs: Any) -> Verdict:
+        calls.append(1)
+        release.wait(20)
+        return Verdict(False, "stand-in", "")
+
+    monkeypatch.setattr(checker_module, "check_submission", stand_in)
+    if not mine_kept:
+        def reset_all(self: Checker) -> None:
+            with self.db.write() as conn:
+                conn.execute("UPDATE submissions SET status = ? WHERE status = ?", (SubmissionState.RECEIVED, SubmissionState.CHECKING))
+        monkeypatch.setattr(Checker, "recover", reset_all)
+    checker = Checker(db, _config(tmp_path), False, lambda _bot: None)
+    sub = _upload(db, 1)[0]
+    loops = []
+    for _ in range(2):  # the loop, then the loop again as the supervisor restarts it, the first check in flight
+        part = Part("checker", checker.run, 60.0)
+        loop = threading.Thread(target=checker.run, args=(part,), daemon=True)
+        loop.start()
+        deadline = time.monotonic() + 10
+        while not calls and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(1.5)  # the restarted loop has had time to claim what it finds
+        part.stopping.set()
+        checker.wake.set()
+        loop.join(10)
+        loops.append(part)
+    release.set()
+    deadline = time.monotonic() + 10
+    while _status(db, sub)[0] != SubmissionState.REFUSED and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(calls) == (1 if mine_kept else 2)
