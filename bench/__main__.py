@@ -137,6 +137,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "chaos": ("Chaos: kill -9 of a busy arena serve (issue 36)", ["bench.bench_chaos", "--kills", "50", "--write"]),
     "server-load": ("Server under a crowd: SSE viewers, uploads, 100,000 games", ["bench.bench_load", "--write"]),
     "archive": ("Hostile archives against the server's unpacker (issue 36)", ["bench.bench_archive", "--write"]),
+    "checker": ("The submission checker under a pile of uploads (issue 36)", ["bench.bench_checker", "--participants", "3", "--uploads", "3", "--write"]),
     "kits": ("What a language costs: the starter kits", ["bench.bench_kits", "--write"]),
     "live": ("Live games: what the tap costs a game (issue 41)", ["bench.bench_live", "--write"]),
     "budget": ("Disk and games a day with the game-rate budget and retention (issue 37)", ["bench.bench_budget", "--write"]),

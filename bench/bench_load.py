@@ -91,6 +91,8 @@ class Run:
         self.server_share = 0.0  # the server process's own CPU time over the run's wall time (cores)
         self.load = os.getloadavg()
         self.ran_s = self.waited_s = 0.0
+        self.loop_ran_s = self.loop_waited_s = 0.0  # the event loop's thread alone
+        self.replaced = 0  # submissions refused unchecked: their participant sent a newer one while they waited
         self.route_ms: list[float] = []  # the leaderboard route's own work, profiled before the crowd  # the server process's threads: running, and runnable but waiting for a CPU
 
     async def viewer(self, http: httpx.AsyncClient) -> None:
@@ -115,20 +117,29 @@ class Run:
         version = 0
         while time.monotonic() < self.deadline:
             version += 1
-            r = await http.post("/api/v1/submissions", content=archive(f"{n}.{version}"),
-                                headers={"Authorization": f"Bearer {token}"})
-            if r.status_code == 202:
-                self.accepted.setdefault(token, []).append((int(r.json()["submission"]), time.time()))
-            elif r.status_code == 429:
-                self.refused_at_door += 1
+            try:
+                r = await http.post("/api/v1/submissions", content=archive(f"{n}.{version}"),
+                                    headers={"Authorization": f"Bearer {token}"})
+            except httpx.HTTPError as exc:  # e.g. a kept-alive connection the server closed as it was reused
+                self.errors.append(f"upload: {type(exc).__name__}")
             else:
-                self.errors.append(f"upload: {r.status_code} {r.text[:100]}")
+                if r.status_code == 202:
+                    self.accepted.setdefault(token, []).append((int(r.json()["submission"]), time.time()))
+                elif r.status_code == 429:
+                    self.refused_at_door += 1
+                else:
+                    self.errors.append(f"upload: {r.status_code} {r.text[:100]}")
             await asyncio.sleep(12 + rng.uniform(0, 1))
 
     async def probe(self, http: httpx.AsyncClient) -> None:
         while time.monotonic() < self.deadline:  # the page once a second: one address may ask for 300 pages a minute
             began = time.perf_counter()
-            r = await http.get("/")
+            try:
+                r = await http.get("/")
+            except httpx.HTTPError as exc:  # e.g. a kept-alive connection the server closed as it was reused
+                self.errors.append(f"probe: {type(exc).__name__}")
+                await asyncio.sleep(1)
+                continue
             self.times["leaderboard page"].append((time.perf_counter() - began) * 1000)
             if r.status_code != 200:
                 self.errors.append(f"/: {r.status_code}")
@@ -180,16 +191,19 @@ def route_ms(database: Path, repeats: int = 200) -> list[float]:
         db.close()
 
 
-def sched(pid: int) -> tuple[float, float]:
-    """Seconds the process's threads have run and waited on a run queue for a CPU (/proc/PID/task/*/schedstat)."""
-    ran = waited = 0.0
+def sched(pid: int) -> tuple[float, float, float, float]:
+    """Seconds the process's threads have run and waited on a run queue for a CPU (/proc/PID/task/*/schedstat),
+    then the same for its main thread alone (uvicorn's event loop: every page and API answer)."""
+    ran = waited = main_ran = main_waited = 0.0
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
             fields = (task / "schedstat").read_text().split()
         except OSError:
             continue  # a thread that ended meanwhile
         ran, waited = ran + int(fields[0]) / 1e9, waited + int(fields[1]) / 1e9
-    return ran, waited
+        if task.name == str(pid):
+            main_ran, main_waited = int(fields[0]) / 1e9, int(fields[1]) / 1e9
+    return ran, waited, main_ran, main_waited
 
 
 def measure(games: int, seconds: float, viewers: int, uploaders: int) -> tuple[Run, int, int, list[float], int]:
@@ -206,6 +220,7 @@ def measure(games: int, seconds: float, viewers: int, uploaders: int) -> tuple[R
             run.server_share = (served.own_cpu() - cpu0) / (time.monotonic() - wall0)
             sched1 = sched(served.proc.pid)
             run.ran_s, run.waited_s = sched1[0] - sched0[0], sched1[1] - sched0[1]
+            run.loop_ran_s, run.loop_waited_s = sched1[2] - sched0[2], sched1[3] - sched0[3]
             run.route_ms = route
         finally:
             served.stop()
@@ -219,7 +234,9 @@ def measure(games: int, seconds: float, viewers: int, uploaders: int) -> tuple[R
         import sqlite3
 
         with sqlite3.connect(folder / "data" / "server.sqlite") as db:
-            judged = db.execute("SELECT created, finished FROM submissions WHERE finished IS NOT NULL").fetchall()
+            judged = db.execute("SELECT created, finished FROM submissions WHERE finished IS NOT NULL "
+                                "AND reason NOT LIKE 'not checked:%'").fetchall()
+            run.replaced = db.execute("SELECT COUNT(*) FROM submissions WHERE reason LIKE 'not checked:%'").fetchone()[0]
             waiting = db.execute("SELECT COUNT(*) FROM submissions WHERE finished IS NULL").fetchone()[0]
         verdicts = [f - c for c, f in judged]
         return run, accepted, lost, verdicts, int(waiting)
@@ -254,12 +271,17 @@ def main() -> None:
         figures.append(Figure("server under a crowd: upload to verdict (judged within the run)", "s p50", (pct(verdicts, 0.5),)))
         figures.append(Figure("server under a crowd: upload to verdict (judged within the run)", "s max", (max(verdicts),)))
     verdict_rows += ["", f"{accepted} uploads accepted, {run.refused_at_door} refused at the door (rate limit), "
-                     f"{len(verdicts)} judged within the run and {waiting} still waiting for the checker at its end; "
+                     f"{len(verdicts)} checked within the run, {run.replaced} replaced unchecked by their participant's newer "
+                     f"upload (the fair queue checks only a participant's newest), {waiting} still waiting for the checker "
+                     "at its end; "
                      f"{run.updates} table fetches on updates; errors: {len(run.errors)} {sorted(set(run.errors))[:5]}. "
                      f"The server process itself used {run.server_share:.2f} of a core (its API, pages, matchmaking, "
                      "signing, SQLite; the checker's and the ladder's bots run in other processes); over the run its "
                      f"threads ran {run.ran_s:.1f} s and waited {run.waited_s:.1f} s on a run queue for a CPU "
-                     "(/proc/PID/task/*/schedstat): where the server's time goes beyond its own work. The leaderboard "
+                     f"(/proc/PID/task/*/schedstat), of which its event loop's thread (every page and API answer) ran "
+                     f"{run.loop_ran_s:.1f} s and waited {run.loop_waited_s:.1f} s and its other threads (the ladder, "
+                     f"the checker's waits, the supervisor, worker threads) ran {run.ran_s - run.loop_ran_s:.1f} s: "
+                     "where the server's time goes beyond its own work. The leaderboard "
                      f"route's own work against the {games_label} stored games (its answer built from the store, no HTTP, "
                      f"{len(run.route_ms)} calls): p50 {pct(run.route_ms, 0.5):.2f} ms, p99 {pct(run.route_ms, 0.99):.2f} ms. The leaderboard "
                      f"API's latency is wrk's ({WRK_CONNECTIONS} connections, each asking again {WRK_DELAY_MS} ms "

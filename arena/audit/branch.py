@@ -71,6 +71,19 @@ def recorded_command(path: str, seat: int) -> tuple[str, ...]:
     return (sys.executable, "-m", "arena.audit.recorded_bot", os.path.abspath(path), str(seat))
 
 
+MOVED_MODULES = {"arena.referee.recorded_bot": "arena.audit.recorded_bot"}  # where arena's own seat players live now
+
+
+def current_command(command: tuple[str, ...]) -> tuple[str, ...]:
+    """A command from a replay's header as it runs today: an older branch's recorded seat named
+    `python -m arena.referee.recorded_bot`, a module since moved to arena.audit."""
+    out = list(command)
+    for i in range(len(out) - 1):
+        if out[i] == "-m" and out[i + 1] in MOVED_MODULES:
+            out[i + 1] = MOVED_MODULES[out[i + 1]]
+    return tuple(out)
+
+
 def plan_branch(path: str, from_step: int, seats: Mapping[int, SeatChoice]) -> BranchPlan:
     """The branch of the replay at `path` from step `from_step`; BranchError (or the ReplayError of a
     replay that does not read or verify) says what to fix."""
@@ -95,7 +108,7 @@ def plan_branch(path: str, from_step: int, seats: Mapping[int, SeatChoice]) -> B
             if not info.command:
                 raise BranchError(f"seat {info.seat} has no command in the replay's header: give one with "
                                   f"--seat {info.seat}=CMD")
-            plans.append(SeatPlan(info.seat, info.entrant, info.command, info.cwd, Play.ORIGINAL))
+            plans.append(SeatPlan(info.seat, info.entrant, current_command(info.command), info.cwd, Play.ORIGINAL))
         elif choice is Play.RECORDED:
             plans.append(SeatPlan(info.seat, f"recorded-seat{info.seat}", recorded_command(path, info.seat), None,
                                   Play.RECORDED))

@@ -20,6 +20,7 @@ from arena.jsonvalue import JSON, dumps_str
 from arena.protocol import ProtocolViolation, end_message, parse_answer, request_message, start_message
 from arena.checkbot.session import BotPipe, Line
 from arena.referee.referee import default_game_id
+from arena.referee.request_ids import Classification, RequestIds
 from arena.rng import Rng
 from arena.exits import describe_exit
 from arena.textsafe import clean
@@ -77,16 +78,11 @@ class CheckedGame:
         return f"game {self.number} ({self.config.label()}, seat {self.seat})"
 
 
-class RequestIds:
-    """Request ids rise over a process's life, as the referee's do."""
-
-    def __init__(self) -> None:
-        self.next = 1
-        self.expired: set[int] = set()
-
-    def new(self) -> int:
-        rid, self.next = self.next, self.next + 1
-        return rid
+_NOT_PENDING = {  # how check-bot names an answer whose id is not the pending request's (RequestIds.classify)
+    Classification.DUPLICATE: "which was already answered",
+    Classification.UNASKED: "which was not asked",
+    Classification.ANSWER: "which was not pending",
+}
 
 
 @dataclass
@@ -216,7 +212,7 @@ class GameDriver:
         while True:
             line = session.next_line(deadline)
             if line.timeout:
-                self.ids.expired.add(ask.rid)
+                self.ids.expire()
                 tail = session.stderr_tail()  # what the bot was saying when its time ran out
                 said = f"; its stderr then ended with: {' | '.join(tail[-3:])}" if tail else "; nothing on its stderr by then"
                 record.timeouts.append(f"{record.where()}: no answer to request {ask.rid} ({ask.kind} decision, "
@@ -231,12 +227,12 @@ class GameDriver:
             if answer is None:
                 continue
             rid, action = answer
-            if rid != ask.rid:
-                if rid in self.ids.expired:
-                    self.ids.expired.discard(rid)
-                else:
-                    self._noise(record, f"an answer to request {rid}, which was not asked (while deciding request {ask.rid})")
+            kind = self.ids.classify(rid)
+            if kind is not Classification.ANSWER:
+                if kind is not Classification.LATE:  # a late answer to a timed-out request is ignored, as the referee does
+                    self._noise(record, f"an answer to request {rid}, {_NOT_PENDING[kind]} (while deciding request {ask.rid})")
                 continue
+            self.ids.settle()
             record.latencies_ms.append((line.at - sent) * 1000)
             try:
                 state.check(record.seat, action)
@@ -264,11 +260,11 @@ class GameDriver:
         for line in self.session.drain(0.0):
             if line.is_json:
                 answer = self._parse(record, line, when)
-                if answer is not None and answer[0] in self.ids.expired:
-                    self.ids.expired.discard(answer[0])
+                kind = None if answer is None else self.ids.classify(answer[0])
+                if kind is Classification.LATE:
                     continue
-                if answer is not None:
-                    self._noise(record, f"an answer to request {answer[0]}, which was not pending ({when})")
+                if answer is not None and kind is not None:
+                    self._noise(record, f"an answer to request {answer[0]}, {_NOT_PENDING[kind]} ({when})")
             elif line.raw is not None:
                 self._noise(record, f"{line.raw!r} ({when})")
 

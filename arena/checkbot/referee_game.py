@@ -28,10 +28,10 @@ class RefereeRun:
     problem: str | None = None  # the game could not be played
 
 
-def referee_game(spec: GameSpec, command: tuple[str, ...], *, seed: int, decision_ms: int, startup_ms: int,
+def referee_game(spec: GameSpec, command: tuple[str, ...], *, seed: int, time_control: TimeControl,
                  cwd: str | None = None, env: Mapping[str, str] | None = None, sandbox: bool = False,
                  limits: Limits = Limits()) -> RefereeRun:
-    control = TimeControl(decision_ms=decision_ms, startup_ms=startup_ms)
+    control = time_control  # the whole of it: a bank or a game time the bot would run out of faults it here
     run = RefereeRun(spec.min_seats)
     policy = dataclasses.replace(SANDBOX_POLICY, enabled=sandbox)  # the referee launches it as check-bot's session does
     bots: list[BotProcess] = []

@@ -19,10 +19,12 @@ from typing import Callable, Mapping, Sequence
 from arena import __version__
 from arena.checkbot.referee_game import RefereeRun, referee_game
 from arena.checkbot.driver import (
-    UNKNOWN_MEMBER, UNKNOWN_VALUE, GameConfig, GameDriver, CheckedGame, RequestIds, decision_kind,
+    UNKNOWN_MEMBER, UNKNOWN_VALUE, GameConfig, GameDriver, CheckedGame, decision_kind,
 )
 from arena.checkbot.session import RAW_CHARS, BotPipe, BotSession
+from arena.referee.request_ids import RequestIds
 from arena.core.limits import Limits
+from arena.core.time_control import TimeControl
 from arena.core.clock import Clock
 from arena.errors import BotStartError
 from arena.games.base import GameSpec
@@ -45,14 +47,25 @@ class CheckOptions:
     command: tuple[str, ...]
     games: int | None = None  # main-process games; None: every configuration twice (quick: once)
     quick: bool = False
-    decision_ms: int = 1000
-    startup_ms: int = 10_000
-    shutdown_ms: int = 1000  # the referee's grace between shutdown and SIGTERM
+    time_control: TimeControl = TimeControl()  # the probes time each decision and the start-up against it;
+    #                                            the game under the referee plays with all of it (bank, game time)
     seed: int = 1
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)  # added to the bot's environment
     sandbox: bool | None = None  # None: on wherever the sandbox runs here (as `arena play`)
     limits: Limits = field(default_factory=Limits)  # the bot's resource limits: a tournament's defaults
+
+    @property
+    def decision_ms(self) -> int:
+        return self.time_control.decision_ms
+
+    @property
+    def startup_ms(self) -> int:
+        return self.time_control.startup_ms
+
+    @property
+    def shutdown_ms(self) -> int:  # the referee's grace between shutdown and SIGTERM
+        return self.time_control.shutdown_ms
 
 
 @dataclass
@@ -223,7 +236,7 @@ def run_check(options: CheckOptions, progress: Callable[[str], None] | None = No
         _probe_process(evidence, clock)
         say(f"one game under arena's referee, the bot in all {spec.min_seats} seats")
         evidence.referee = referee_game(spec, options.command, seed=derive_seed(options.seed, "referee"),
-                                        decision_ms=options.decision_ms, startup_ms=options.startup_ms,
+                                        time_control=options.time_control,
                                         cwd=options.cwd, env=options.env, sandbox=bool(options.sandbox),
                                         limits=options.limits)
     evidence.duration_s = clock() - began

@@ -12,13 +12,11 @@ from arena.rng import random_seed
 from arena.checkbot.report import failed, render_json, render_text
 from arena.cli import main
 from arena.cli.build import folder_argv, is_folder
-from arena.cli.play import parse_command
-from arena.core.limits import Limits
+from arena.cli.play import clock_and_limit_options, parse_command
 from arena.errors import BotError
 from arena.sandbox.launch import missing_script
 from arena.sandbox.probe import decide
-
-LIM = Limits()  # a tournament's defaults
+from arena.tournament.config.command_line import limits_of, time_control_of
 
 
 @main.command("check-bot", context_settings={"ignore_unknown_options": True})
@@ -28,23 +26,21 @@ LIM = Limits()  # a tournament's defaults
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help="Games on the main process (default: every configuration twice, once with --quick).")
 @click.option("--quick", is_flag=True, help="A short run: every configuration once.")
-@click.option("--decision-ms", type=click.IntRange(min=1), default=1000, show_default=True, help="Time limit per decision.")
-@click.option("--startup-ms", type=click.IntRange(min=1), default=10_000, show_default=True, help="Start-up allowance.")
+@clock_and_limit_options
 @click.option("--seed", type=int, default=None,
               help="Seed of the deals and of the other seats' play (default: random, as a tournament's deals are; "
               "--json reports it).")
 @click.option("--sandbox/--no-sandbox", "sandbox", default=None,
               help="Run the bot in arena's sandbox, as a tournament does (default: on where it can run).")
-@click.option("--cpu-seconds", type=int, default=LIM.cpu_seconds, help="CPU-time limit of the bot process, as in a tournament.")
-@click.option("--memory-mb", type=int, default=LIM.memory_mb, show_default=True,
-              help="Address-space limit of the bot process, as in a tournament (0: none).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (for CI).")
 @click.option("--verbose", "-v", is_flag=True, help="Show the evidence of passing checks too.")
 def check_bot_command(game: str, command: tuple[str, ...], bot: str | None, games: int | None, quick: bool,
-                      decision_ms: int, startup_ms: int, seed: int | None, sandbox: bool | None, cpu_seconds: int | None,
-                      memory_mb: int | None, as_json: bool, verbose: bool) -> None:
+                      seed: int | None, sandbox: bool | None, as_json: bool, verbose: bool, **clocks: int | None) -> None:
     """Check that a bot follows the protocol for GAME: arena check-bot GAME -- CMD [ARGS...], or
     arena check-bot GAME DIR for a bot folder with manifest.json (built first, as the server would).
+
+    The clocks and limits are `arena play`'s (a tournament's defaults); the game under the referee plays
+    with all of them, bank and game time included, as the submission check gives a ladder's.
 
     Handshake and its time, several games on one process at every player count and option, every
     decision and event kind, unknown messages, shutdown, stdout noise, latency and memory growth.
@@ -65,9 +61,8 @@ def check_bot_command(game: str, command: tuple[str, ...], bot: str | None, game
         raise BotError(f"cannot start {' '.join(argv)!r}: {problem}")
     # Progress on a terminal only: a log or a CI job gets the report alone.
     progress = (lambda text: click.echo(f"  .. {text}", err=True)) if sys.stderr.isatty() and not as_json else None
-    options = CheckOptions(game=game, command=argv, games=games, quick=quick, decision_ms=decision_ms,
-                           startup_ms=startup_ms, seed=random_seed() if seed is None else seed, sandbox=sandboxed,
-                           limits=Limits(cpu_seconds=cpu_seconds, memory_mb=memory_mb or None))
+    options = CheckOptions(game=game, command=argv, games=games, quick=quick, time_control=time_control_of(clocks),
+                           seed=random_seed() if seed is None else seed, sandbox=sandboxed, limits=limits_of(clocks))
     before = load.measure()
     evidence = run_check(options, progress)
     first = evaluate(evidence)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import tempfile
-from typing import Any, Sequence
+from typing import Any, Sequence, TypeVar
 
 import click
 
@@ -26,9 +26,11 @@ from arena.sandbox.policy import SandboxPolicy
 from arena.sandbox.probe import decide
 from arena.rng import bot_seed, random_seed
 from arena.textsafe import LINE_CHARS, clean, seat_label
+from arena.tournament.config.command_line import CLOCK_OPTIONS, LIMIT_OPTIONS, limits_of, time_control_of
 
 TC = TimeControl()  # the defaults, defined once in the referee
 LIM = Limits()
+Command = TypeVar("Command", bound=Any)
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -71,6 +73,16 @@ def parse_command(text: str, index: int) -> tuple[str, ...]:
     return argv
 
 
+def clock_and_limit_options(command: Command) -> Command:
+    """The time control's and a bot's limits' options (config.command_line: one list of names), with the
+    referee's defaults: `arena play` and `arena check-bot` take the same, as the submission check gives them."""
+    clocks = {name for name, _, _ in CLOCK_OPTIONS}
+    for name, flag, text in reversed(CLOCK_OPTIONS + LIMIT_OPTIONS):
+        default = getattr(TC if name in clocks else LIM, name)
+        command = click.option(flag, type=int, default=default, show_default=default is not None, help=text)(command)
+    return command
+
+
 @main.command("play")
 @click.argument("game")
 @click.option("--bot", "bots", multiple=True, metavar="CMD",
@@ -78,16 +90,8 @@ def parse_command(text: str, index: int) -> tuple[str, ...]:
 @click.option("--seed", type=int, default=None, help="Game seed (default: random, printed).")
 @click.option("--replay", "replay", type=click.Path(dir_okay=False), default=None, help="Write the replay (JSON lines) here.")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="A game option (see `arena games`).")
-@click.option("--decision-ms", type=int, default=TC.decision_ms, show_default=True, help="Time limit per decision.")
-@click.option("--bank-ms", type=int, default=TC.bank_ms, help="A total time bank per seat (chess clock).")
-@click.option("--increment-ms", type=int, default=TC.increment_ms, show_default=True, help="Added to the bank after each decision.")
-@click.option("--startup-ms", type=int, default=TC.startup_ms, show_default=True, help="Allowance for a bot's start-up and handshake.")
-@click.option("--game-ms", type=int, default=TC.game_ms, show_default=True, help="Wall-clock limit of the whole game (0: none).")
+@clock_and_limit_options
 @click.option("--policy", type=click.Choice([p.value for p in FaultPolicy]), default="forfeit", show_default=True)
-@click.option("--cpu-seconds", type=int, default=LIM.cpu_seconds, help="CPU-time limit of each bot process.")
-@click.option(
-    "--memory-mb", type=int, default=LIM.memory_mb, show_default=True, help="Address-space limit of each bot process (0: none)."
-)
 @click.option("--sandbox/--no-sandbox", "sandbox", default=None, help="Run each bot in a bubblewrap sandbox (default: on where it can run).")
 @click.option("--show-stderr", "show_stderr", multiple=True, metavar="SEAT",
               help="Print this seat's stderr lines beside each step (repeatable, or `all`).")
@@ -145,14 +149,9 @@ def play_command(
     shown = stderr_seats(show_stderr, seats)
     resolved = spec.resolve_options(dict(parse_option(o) for o in options))
     commands = [parse_command(text, i) for i, text in enumerate(bots)]
-    control = TimeControl(
-        decision_ms=decision_ms,
-        bank_ms=bank_ms,
-        increment_ms=increment_ms,
-        startup_ms=startup_ms,
-        game_ms=game_ms or None,
-    )
-    limits = Limits(cpu_seconds=cpu_seconds, memory_mb=memory_mb or None)
+    control = time_control_of({"decision_ms": decision_ms, "bank_ms": bank_ms, "increment_ms": increment_ms,
+                               "startup_ms": startup_ms, "game_ms": game_ms})
+    limits = limits_of({"cpu_seconds": cpu_seconds, "memory_mb": memory_mb})
     sandboxed, warning = decide(sandbox)
     if warning:
         click.echo(f"arena: {warning}", err=True)

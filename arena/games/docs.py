@@ -69,7 +69,7 @@ def protocol_reference(spec: GameSpec) -> str:
         for name, member in spec.view_schema.get("properties", {}).items():
             lines.append(f"| `{name}` | {_type(member)} | {_cell(member.get('description', ''))} |")
         lines.append("")
-    lines.append(f"Each game ends within {spec.max_steps} steps.")
+    lines.append(f"Each game ends within {spec.max_steps:,} steps" + (" with the default options." if spec.options else "."))
     return "\n".join(lines) + "\n"
 
 

@@ -43,6 +43,7 @@ class LadderRules:
     workers: int = 1  # local worker processes
     seed: int = 0
     full_view_delay_s: float | None = None  # live pages: every hand this far behind the play; None: once the game is over
+    check_workers: int = 2  # submissions checked at once (each check's processes mostly wait: more than the cores is fine)
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,7 @@ def _ladder_checks(r: Reader) -> dict[str, Callable[[Any, str], Any]]:
     whole: dict[str, Callable[[Any, str], Any]] = {
         name: (lambda v, w: r.integer(v, w, minimum=0)) for name in ("min_games", "check_games", "seed")}
     return {**whole, "fault_limit": lambda v, w: r.integer(v, w, minimum=1), "workers": lambda v, w: r.integer(v, w, minimum=1),
+            "check_workers": lambda v, w: r.integer(v, w, minimum=1),
             "closeness": lambda v, w: _real(r, v, w), "duplicate": lambda v, w: r.boolean(v, w),
             "full_view_delay_s": lambda v, w: None if v is None else _delay(r, v, w)}
 

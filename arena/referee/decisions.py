@@ -26,7 +26,7 @@ from arena.protocol import ProtocolViolation, parse_answer
 from arena.core.clock import Clock, Deadline, SeatClock
 from arena.core.faults import Fault, FaultKind
 from arena.replay import ReplayWriter
-from arena.referee.session import Classification
+from arena.referee.request_ids import Classification
 from arena.referee.stderr_log import StderrLog, StepLog
 from arena.referee.transport import Arrival, ArrivalKind, BotHandle, Transport
 

@@ -28,6 +28,7 @@ from arena.core.faults import Fault, FaultKind
 from arena.core.limits import Limits
 from arena.referee.pipe import Pipes, Poller
 from arena.exits import describe_exit
+from arena.referee.request_ids import Classification, RequestIds
 from arena.referee.process import group_alive, killpg, live_group_members, reap, spawn, wait_group_gone
 from arena.sandbox.launch import Launch
 from arena.sandbox.policy import SandboxPolicy
@@ -49,15 +50,6 @@ class SessionState(enum.Enum):
     READY = "ready"
     ASKED = "asked"
     DEAD = "dead"
-
-
-class Classification(enum.Enum):
-    """How an answer's id relates to what this bot was asked."""
-
-    ANSWER = "answer"  # the id of the pending request
-    LATE = "late"  # the id of a request that already timed out: ignored
-    DUPLICATE = "duplicate"  # an id already answered
-    UNASKED = "unasked"  # an id never asked (yet): early or made up
 
 
 class BotProcess:
@@ -87,9 +79,7 @@ class BotProcess:
         self.exit_detail = exit_detail
         self.close_faults: list[Fault] = []  # no_exit / orphans found by close(), seat -1
         self.backlog: list[bytes | None] = []  # lines read with the hello, not yet judged
-        self.pending_id: int | None = None  # the one request this bot is answering, if any
-        self._next_id = 1
-        self._expired: set[int] = set()
+        self.ids = RequestIds()  # rising over the process's life; the pending one; the expired ones
         self._closed = state is SessionState.DEAD  # an unstarted bot has nothing to close
         self.game_unasked_lines = 0
 
@@ -191,7 +181,7 @@ class BotProcess:
     def begin_game(self) -> None:
         self.pipes.stderr_bytes = 0
         self.game_unasked_lines = 0
-        self.pending_id = None
+        self.ids.settle()
         if self.state is SessionState.ASKED:
             self.state = SessionState.READY
 
@@ -201,35 +191,31 @@ class BotProcess:
 
     # --- request ids ------------------------------------------------------------------------------
 
+    @property
+    def pending_id(self) -> int | None:
+        """The one request this bot is answering, if any."""
+        return self.ids.pending
+
     def new_request_id(self) -> int:
         """Ids rise over the process's life, so a stale answer from an earlier game can never match."""
-        rid = self._next_id
-        self._next_id = rid + 1
-        self.pending_id = rid
+        rid = self.ids.new()
         self.state = SessionState.ASKED
         return rid
 
     def classify(self, request_id: int) -> Classification:
-        if request_id == self.pending_id:
-            return Classification.ANSWER
-        if request_id in self._expired:
-            self._expired.discard(request_id)
-            return Classification.LATE
-        if 0 < request_id < self._next_id:
-            return Classification.DUPLICATE
-        return Classification.UNASKED
+        return self.ids.classify(request_id)
 
     def settle(self) -> None:
         """The pending request got its answer (or a line that stands for it)."""
-        self.pending_id = None
+        self.ids.settle()
         if self.state is SessionState.ASKED:
             self.state = SessionState.READY
 
     def expire_pending(self) -> None:
         """The pending request timed out: an answer to it may still come, and is then ignored."""
-        if self.pending_id is not None:
-            self._expired.add(self.pending_id)
-        self.settle()
+        self.ids.expire()
+        if self.state is SessionState.ASKED:
+            self.state = SessionState.READY
 
     # --- pipes (the referee's loop drives them) ---------------------------------------------------
 
@@ -253,7 +239,7 @@ class BotProcess:
         Returns True if the bot had exited by itself and left processes behind in its group (orphans).
         """
         self.state = SessionState.DEAD
-        self.pending_id = None
+        self.ids.settle()
         code = self.proc.poll()
         if code is None and self.pipes.out_eof:
             code = reap(self.proc, 0.1)  # it closed stdout: give it a moment to finish exiting

@@ -32,7 +32,8 @@ from typing import Protocol, Sequence
 from arena.core.clock import Clock
 from arena.core.limits import Limits
 from arena.referee.pipe import ERR, IN, OUT, Pipes, Poller
-from arena.referee.session import BotSpec, Classification
+from arena.referee.request_ids import Classification
+from arena.referee.session import BotSpec
 
 
 class BotHandle(Protocol):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
+from arena.core.time_control import TimeControl
 from arena.checkbot import CheckOptions, CheckResult, evaluate, run_check
 from arena.sandbox.probe import probe
 
@@ -23,7 +25,9 @@ RELAXED_MS = 5000
 
 def quick_check(game: str, command: tuple[str, ...], **kw: object) -> dict[str, CheckResult]:
     kw.setdefault("decision_ms", RELAXED_MS)
-    options = CheckOptions(game=game, command=command, quick=True, cwd=str(ROOT), **kw)  # type: ignore[arg-type]
+    clocks: dict[str, Any] = {k: kw.pop(k) for k in ("decision_ms", "startup_ms") if k in kw}
+    options = CheckOptions(game=game, command=command, quick=True, cwd=str(ROOT), time_control=TimeControl(**clocks),
+                           **kw)  # type: ignore[arg-type]
     evidence = run_check(options)
     if "sandbox" not in kw:  # the default, as a tournament runs bots: sandboxed wherever it can be
         assert evidence.options.sandbox is probe().sandbox

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from arena.checkbot.driver import UNKNOWN_MEMBER, UNKNOWN_TYPE, CheckedGame, GameConfig, GameDriver, RequestIds
+from arena.checkbot.driver import UNKNOWN_MEMBER, UNKNOWN_TYPE, CheckedGame, GameConfig, GameDriver
+from arena.referee.request_ids import Classification, RequestIds
 from arena.checkbot.runner import handshake, shutdown
 from arena.games.registry import get_game
 
@@ -79,3 +80,17 @@ def test_shutdown_exit_is_timed() -> None:
     assert result.exit_code == 0 and result.after_shutdown_ms == pytest.approx(40.0)
     stubborn = shutdown(FakePipe(lambda m: []), grace_ms=1000)
     assert stubborn.after_shutdown_ms is None
+
+
+def test_ids_are_judged_as_the_referee_judges_them() -> None:
+    """check-bot and the referee keep their ids in one RequestIds: an answer sent twice is a duplicate (not an
+    answer to a request never asked, as check-bot's own ids called it), and a late answer is ignored once."""
+    twice, _ = play(lambda m: polite()(m) * 2 if m.get("type") == "request" else polite()(m))
+    assert twice.finished and twice.noise_count >= twice.requests - 1 > 0  # the last copy comes after the game
+    assert all("which was already answered" in n for n in twice.noise), twice.noise[:3]
+    ids = RequestIds()
+    first = ids.new()
+    ids.expire()
+    second = ids.new()
+    assert [ids.classify(first), ids.classify(first), ids.classify(second), ids.classify(second + 1)] == [
+        Classification.LATE, Classification.DUPLICATE, Classification.ANSWER, Classification.UNASKED]

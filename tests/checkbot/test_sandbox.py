@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.core.time_control import TimeControl
 from arena.checkbot import CheckOptions, Status, evaluate, run_check
 from arena.checkbot.session import BotSession
 from arena.sandbox.probe import probe
@@ -49,7 +50,7 @@ def test_the_default_is_sandboxed_and_an_escape_to_another_folder_is_contained(t
     secret.write_text("the other entrant's secret")
     assert os.access(secret, os.R_OK)  # as a plain process, the bot could read it
     options = CheckOptions(game="kododo", command=(sys.executable, str(own / "bot.py"), "read"), quick=True,
-                           decision_ms=RELAXED_MS, env={"ESC_TARGET": str(secret)})
+                           time_control=TimeControl(decision_ms=RELAXED_MS), env={"ESC_TARGET": str(secret)})
     evidence = run_check(options)
     assert evidence.options.sandbox is True
     attempts = [line for line in evidence.stderr_tail if line.startswith("escape read:")]

@@ -79,6 +79,29 @@ def test_a_recorded_seat(orig: Path, tmp_path: Path) -> None:
     assert new.result.points == load_replay(orig).result.points  # nothing changed: the same game
 
 
+def test_an_old_branch_naming_the_recorded_bots_old_module_still_runs(orig: Path, tmp_path: Path) -> None:
+    """Branches made before the recorded bot moved to arena.audit name `-m arena.referee.recorded_bot` in their
+    header: branching such a replay again runs that seat's command as today's module. The control: the
+    command as written no longer runs."""
+    branch = tmp_path / "r.jsonl"
+    assert arena("replay", str(orig), "--from-step", "2", "--seat", "1=recorded", "-o", str(branch), "--quiet",
+                 "--no-sandbox").returncode == 0
+    lines = branch.read_text().splitlines()
+    header = loads(lines[0])
+    assert isinstance(header, dict)
+    command = header["seats"][1]["command"]  # type: ignore[index]
+    command[command.index("arena.audit.recorded_bot")] = "arena.referee.recorded_bot"  # type: ignore[union-attr]
+    old = tmp_path / "old.jsonl"  # as an older arena wrote it
+    old.write_text("\n".join([dumps_str(header)] + lines[1:]) + "\n")
+    out = tmp_path / "again.jsonl"
+    done = arena("replay", str(old), "--from-step", "1", "-o", str(out), "--quiet", "--no-sandbox")
+    assert done.returncode == 0, done.stderr
+    again = load_replay(out)
+    assert again.result.faults == () and again.result.points == load_replay(orig).result.points
+    as_written = subprocess.run(command, input="", capture_output=True, text=True, timeout=60)  # type: ignore[arg-type]
+    assert as_written.returncode != 0 and "No module named arena.referee.recorded_bot" in as_written.stderr
+
+
 @pytest.mark.parametrize("args, message", [
     (("--from-step", "9999"), r"--from-step 9999: the game in .*orig.jsonl has \d+ steps, numbered 0 to \d+"),
     (("--from-step", "1", "--seat", "2=true"), r"--seat 2: the game in .* has seats 0 to 1"),

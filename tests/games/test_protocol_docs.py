@@ -77,3 +77,27 @@ def test_documented_refuses_a_member_of_another_type_and_an_extra_or_missing_one
     assert "hand (str, documented array)" in (undocumented(spec, {**view, "hand": "B1"}) or "")
     assert "'secret'" in (undocumented(spec, {**view, "secret": 1}) or "")
     assert "'over'" in (undocumented(spec, {k: v for k, v in view.items() if k != "over"}) or "")
+
+
+def _steps(game: str, options: dict[str, int], seed: int) -> int:
+    import random
+
+    state = get_game(game).new_game(2, options, seed)
+    rng, steps = random.Random(seed), 0
+    while state.to_move():
+        state.apply({s: rng.choice(state.legal_actions(s)) for s in state.to_move()})
+        steps += 1
+    return steps
+
+
+def test_kolpas_documented_bound_is_its_safety_rules_defaults():
+    """A Kolpa! step is one turn, so its safety rules bound a game at max_rounds x max_turns_per_round steps,
+    a bound random play reaches under small caps; the generated reference says the defaults' bound (it said
+    100000, the generic default, under Kolpa's own 1000 x 1000)."""
+    spec = get_game("kolpa")
+    defaults = spec.resolve_options({})
+    assert spec.max_steps == defaults["max_rounds"] * defaults["max_turns_per_round"]
+    caps = {"max_turns_per_round": 2, "max_rounds": 3, "target": 10**6}
+    lengths = [_steps("kolpa", caps, seed) for seed in range(20)]
+    assert max(lengths) == 2 * 3 and all(n <= 2 * 3 for n in lengths)
+    assert f"Each game ends within {spec.max_steps:,} steps with the default options." in protocol_reference(spec)

@@ -5,11 +5,14 @@ a check made with only `decision_ms` and `startup_ms` (the control) and fail the
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arena.core.limits import Limits
+from arena.core.time_control import TimeControl
 from arena.ladder import checker
 from arena.ladder.config import parse
 from tests.server.bots import ROOT, SAMPLES
@@ -54,11 +57,14 @@ def _check(tmp_path: Path, source: str) -> checker.Verdict:
 
 def _only_decision_and_startup(monkeypatch: pytest.MonkeyPatch) -> None:
     """The check as it was: the ladder's decision and start-up times, nothing else."""
-    def clock(config: Any) -> list[str]:
-        return ["--decision-ms", str(config.time_control.decision_ms), "--startup-ms", str(config.time_control.startup_ms)]
+    ladders = checker.check_setup
 
-    monkeypatch.setattr(checker, "clock_args", clock)
-    monkeypatch.setattr(checker, "limit_args", lambda config: [])
+    def setup(config: Any, sandbox: bool) -> Any:
+        tc = config.time_control
+        return replace(ladders(config, sandbox), time_control=TimeControl(decision_ms=tc.decision_ms, startup_ms=tc.startup_ms),
+                       limits=Limits())
+
+    monkeypatch.setattr(checker, "check_setup", setup)
 
 
 @pytest.mark.parametrize("source, cause", [(HUNGRY, "memory"), (SLOW, "bank")])

@@ -72,16 +72,25 @@ class CrashingBot(FakeBot):
         return super().send(data)
 
 
+def play_fake(path: Path, game: str, make: Any, tc: TimeControl = TimeControl(), seed: int = 9) -> Path:
+    """One game of `game` by the fake bots `make(transport)` makes, its replay written to `path`."""
+    clock = FakeClock()
+    transport = FakeTransport(clock)
+    play_game(game, make(transport), seed=seed, replay_path=path, time_control=tc, clock=clock, transport=transport)
+    return path
+
+
+def fair_game(path: Path, game: str, seats: int, seed: int) -> Path:
+    """A whole game of fair fake bots (each picks among the legal actions with its own seed)."""
+    return play_fake(path, game, lambda t: [FakeBot(t, chooser(seed + s), name=f"p{s}") for s in range(seats)], seed=seed)
+
+
 def play_fake_games(out: Path) -> dict[str, Path]:
     """name -> replay: a clean simultaneous game, a sequential one, and games with each kind of fallback."""
     paths: dict[str, Path] = {}
 
     def play(name: str, game: str, make: Any, tc: TimeControl = TimeControl()) -> None:
-        clock = FakeClock()
-        transport = FakeTransport(clock)
-        bots = make(transport)
-        paths[name] = out / f"{name}.jsonl"
-        play_game(game, bots, seed=9, replay_path=paths[name], time_control=tc, clock=clock, transport=transport)
+        paths[name] = play_fake(out / f"{name}.jsonl", game, make, tc)
 
     play("clean", "kododo", lambda t: [FakeBot(t, chooser(s), name=f"p{s}") for s in (1, 2, 3)])
     play("kolpa", "kolpa", lambda t: [FakeBot(t, chooser(s), name=f"p{s}") for s in (4, 5)])

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from arena.core.limits import Limits
-from arena.referee.session import BotSpec, Classification
+from arena.referee.request_ids import Classification, RequestIds
+from arena.referee.session import BotSpec
 from arena.referee.transport import Arrival, ArrivalKind, Batch
 
 
@@ -98,9 +99,7 @@ class FakeBot:
     game_unasked_lines: int = 0
     requests: list[dict] = field(default_factory=list)
     stderr_bytes: int = 0
-    pending_id: int | None = None
-    next_id: int = 1
-    expired: set[int] = field(default_factory=set)
+    ids: RequestIds = field(default_factory=RequestIds)  # the referee's own id logic
     killed: bool = False
 
     def __post_init__(self) -> None:
@@ -117,30 +116,25 @@ class FakeBot:
     def exited(self) -> bool:
         return self.killed
 
+    @property
+    def pending_id(self) -> int | None:
+        return self.ids.pending
+
     def begin_game(self) -> None:
         self.game_unasked_lines = 0
-        self.pending_id = None
+        self.ids.settle()
 
     def new_request_id(self) -> int:
-        self.pending_id, self.next_id = self.next_id, self.next_id + 1
-        return self.pending_id
+        return self.ids.new()
 
     def classify(self, request_id: int) -> Classification:
-        if request_id == self.pending_id:
-            return Classification.ANSWER
-        if request_id in self.expired:
-            return Classification.LATE
-        if 0 < request_id < self.next_id:
-            return Classification.DUPLICATE
-        return Classification.UNASKED
+        return self.ids.classify(request_id)
 
     def settle(self) -> None:
-        self.pending_id = None
+        self.ids.settle()
 
     def expire_pending(self) -> None:
-        if self.pending_id is not None:
-            self.expired.add(self.pending_id)
-        self.pending_id = None
+        self.ids.expire()
 
     def send(self, data: bytes) -> bool:
         message = json.loads(data)

@@ -1,4 +1,9 @@
-"""Viewer data without a browser: perspectives, faults of other seats, hostile and broken replays."""
+"""Viewer data without a browser: perspectives, faults of other seats, hostile and broken replays.
+
+The replays are whole games played in-process by the real referee with fake bots on the fake transport
+(tests/support/fake_games.py): no process, so this file runs in the fast tier. Nothing here is about an
+OS behaviour; the pages' real-process and browser tests are test_viewer*.py's.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +23,17 @@ from arena.web.page import embed_json, read_data
 from arena.games.registry import get_game
 from arena.replay import read_replay
 from arena.web.replay_source import load_game_record
+
+from tests.support.fake_games import fair_game
+
+SEATS = {"kododo": 3, "kolpa": 3, "kodama-duo": 2, "kodama-draft": 3}
+
+
+@pytest.fixture(scope="module")
+def replays(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One replay per game, played on the fake transport (seed 11)."""
+    out = tmp_path_factory.mktemp("frames")
+    return {game: fair_game(out / f"{game}.jsonl", game, seats, seed=11) for game, seats in SEATS.items()}
 
 
 def expected_views(replay: Path, seat: int) -> list[dict[str, object]]:
@@ -42,7 +58,6 @@ def test_delta_encoding_round_trips(frames: list[dict]) -> None:
     assert delta_decode(delta_encode(frames)) == frames  # type: ignore[arg-type]
 
 
-@pytest.mark.process  # the `replays` fixture plays real games through `arena play`
 def test_organiser_holds_every_view_and_seat_only_its_own(replays: dict[str, Path]) -> None:
     record = load_game_record(replays["kodama-draft"])
     whole = viewer_data(record, Perspective(None))
@@ -55,7 +70,6 @@ def test_organiser_holds_every_view_and_seat_only_its_own(replays: dict[str, Pat
     assert mine["result"]["points"] == list(record.points)
 
 
-@pytest.mark.process  # the `replays` fixture plays real games through `arena play`
 def test_a_seat_page_does_not_embed_the_seed_the_organisers_does(replays: dict[str, Path]) -> None:
     """Issue 21: the seed is every hand; `arena view --seat K` must not carry it."""
     replay = replays["kolpa"]
@@ -80,7 +94,6 @@ def test_a_seat_page_does_not_embed_the_seed_the_organisers_does(replays: dict[s
     assert seeds(shown) == [None]
 
 
-@pytest.mark.process  # the `replays` fixture plays real games through `arena play`
 def test_other_seats_fault_details_and_stderr_stay_out(replays: dict[str, Path]) -> None:
     record = load_game_record(replays["kododo"])
     faults = (
@@ -98,7 +111,6 @@ def test_other_seats_fault_details_and_stderr_stay_out(replays: dict[str, Path])
     assert whole["faults"][0]["stderr_tail"] == ["my hand: B1 O2"]
 
 
-@pytest.mark.process  # the `replays` fixture plays real games through `arena play`
 def test_view_reports_a_broken_replay_without_traceback(replays: dict[str, Path], tmp_path: Path) -> None:
     lines = replays["kolpa"].read_text().splitlines()
     cut = tmp_path / "cut.jsonl"

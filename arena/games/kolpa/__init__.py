@@ -43,6 +43,8 @@ SPEC = GameSpec(
         ),
     ),
     round_label=round_label,
+    # a step is a turn: the safety rules' defaults end every game within max_rounds x max_turns_per_round steps
+    max_steps=1000 * 1000,
     renderer=Renderer("arena.games.kolpa", "renderer.js"),
     sample_bots=(SampleBot("kolpa-heuristic", ("{python}", str(SAMPLE_BOTS / "kolpa_heuristic.py"))),),
     rules=RULES,
