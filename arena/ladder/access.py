@@ -20,6 +20,17 @@ behind the play (none configured: only once the game is over), except a particip
 table: until the game ends they see no more than their bot does. A game's deal is its siblings' too (seat
 rotations, a duplicate deal's tables): an owner whose bot plays the deal at another table sees nothing
 of this one while theirs is played, not even its public view (its cards are the deal's).
+
+A deal's hands are held until the deal is played out (`Item.DEAL_IN_PLAY`, `hands_held`): while any other
+game of a game's deal is still to be played (reserved, queued or in flight; a dropped game no longer
+counts), that game's hands are the organiser's alone, whoever asks, owners included (a participant whose
+bot is queued on the deal could read them, or pass them on, before it plays). Of a finished game such held
+the replay (download, page, viewer data) is withheld whole, public view included: there is no page of a
+finished game without its hands, and its public view shows the deal's cards as they were played; its
+result, seats, signature and faults' kinds stay public (the result is in the ratings already), its
+faults' details and stderr tails are withheld too (`while_held`: they can carry a hand). Of a game in
+progress, no one but the organiser gets every seat's view, neither behind the play nor once it is over,
+while the deal is held; a seat's own view as played stays its owner's.
 """
 
 from __future__ import annotations
@@ -50,6 +61,7 @@ class Item(enum.Enum):
     LIVE_FULL = "every seat's view while the game is played"
     DELAYED_FULL = "every seat's view, the configured delay behind the play"
     CHALLENGE = "a challenge, its games and its verdict (owned by the challenger)"
+    DEAL_IN_PLAY = "a game's hands while another game of its deal is still to be played"
 
 
 _EVERYONE = frozenset(Role)
@@ -66,12 +78,25 @@ RULE: Mapping[Item, frozenset[Role]] = {
     Item.LIVE_FULL: frozenset({Role.ORGANISER}),
     Item.DELAYED_FULL: frozenset({Role.ANONYMOUS, Role.PARTICIPANT, Role.ORGANISER}),  # never an owner at the table
     Item.CHALLENGE: _OWNER,
+    Item.DEAL_IN_PLAY: frozenset({Role.ORGANISER}),
 }
 
 
 def may_see(role: Role, item: Item) -> bool:
     """The rule: does `role` see `item`?"""
     return role in RULE[item]
+
+
+def hands_held(role: Role, deal_open: bool) -> bool:
+    """Are a game's hands withheld from a viewer whose role is `role` (towards no bot in particular:
+    the organiser or not)? Only while `deal_open`: another game of its deal is still to be played."""
+    return deal_open and not may_see(role, Item.DEAL_IN_PLAY)
+
+
+def while_held(role: Role, held: bool) -> Role:
+    """A viewer's role towards a seat of a game whose hands are `held` from it: an anonymous visitor's
+    (a fault's detail and a bot's stderr can carry its hand, so not even its owner reads them yet)."""
+    return Role.ANONYMOUS if held else role
 
 
 @dataclass(frozen=True)
@@ -202,19 +227,22 @@ class LiveShare:
     public: bool = True  # the public view: not while the viewer's bot plays the same deal elsewhere
 
 
-def live_share(roles: Sequence[Role], over: bool, elsewhere: Sequence[Role] = ()) -> LiveShare:
+def live_share(roles: Sequence[Role], over: bool, elsewhere: Sequence[Role] = (), deal_open: bool = False) -> LiveShare:
     """The rule for games in progress, `roles` the viewer's role towards each seat's bot: once `over`, the
     finished game's rule (every seat, for everyone); before, `Item.LIVE_FULL` (every seat as played),
     `Item.LIVE_SEAT` (the seats it may see as played), `Item.DELAYED_FULL` (every seat behind the play) for a
     viewer none of whose roles at the table is denied it: an owner at the table sees no more than its bot.
     `elsewhere`: the viewer's roles towards the bots playing the same deal at other tables now; one denied
-    the delayed view there (its bot) denies this game whole (`public` False), until this game is over."""
+    the delayed view there (its bot) denies this game whole (`public` False), until this game is over.
+    `deal_open`: another game of this deal is still to be played; unless the viewer may see `Item.DEAL_IN_PLAY`
+    at every seat (the organiser), no every-seat view, neither behind the play nor once over (`hands_held`)."""
     seats = frozenset(range(len(roles)))
-    if over and all(may_see(r, Item.GAME) for r in roles):
+    held = deal_open and not (roles and all(may_see(r, Item.DEAL_IN_PLAY) for r in roles))
+    if over and not held and all(may_see(r, Item.GAME) for r in roles):
         return LiveShare(seats, False)
     if roles and all(may_see(r, Item.LIVE_FULL) for r in roles):
         return LiveShare(seats, False)
     own = frozenset(s for s, r in enumerate(roles) if may_see(r, Item.LIVE_SEAT))
     if not all(may_see(r, Item.DELAYED_FULL) for r in elsewhere):
         return LiveShare(own, False, public=False)
-    return LiveShare(own, bool(roles) and all(may_see(r, Item.DELAYED_FULL) for r in roles))
+    return LiveShare(own, not held and bool(roles) and all(may_see(r, Item.DELAYED_FULL) for r in roles))

@@ -219,6 +219,16 @@ class Reads:
         row = self.db.one("SELECT * FROM games WHERE id = ? AND status = ?", game, GameState.DONE)
         return None if row is None else _game(row)
 
+    def deal_open(self, games: Sequence[int]) -> frozenset[int]:
+        """Those of `games` whose deal another game still has to play (pending: reserved, queued or in
+        flight; a dropped game's row is gone): their hands are held (`access.hands_held`)."""
+        ids = sorted({int(g) for g in games})
+        if not ids:
+            return frozenset()
+        rows = self.db.all(f"SELECT DISTINCT a.id FROM games b JOIN games a ON a.seed = b.seed AND a.id != b.id "
+                           f"WHERE b.status = ? AND a.id IN ({','.join('?' * len(ids))})", GameState.PENDING, *ids)
+        return frozenset(int(r["id"]) for r in rows)
+
     def finished_games(self, bot: int | None, before: int, limit: int) -> list[GameRow]:
         """Finished games newest first, below id `before`; only `bot`'s where given (never one in flight)."""
         if bot is not None:

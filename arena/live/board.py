@@ -132,7 +132,8 @@ class LiveBoard:
 
     def show(self, game_id: int, seats: frozenset[int], delayed: bool) -> dict[str, JSON] | None:
         """What a viewer whose share is `seats` (their views as played) and `delayed` (every seat's view,
-        `delay_s` behind) sees now; every seat once the game is over. None: no such game here."""
+        `delay_s` behind) sees now (the rule, `access.live_share`, gives every seat once the game is over,
+        unless its deal is still being played at another table). None: no such game here."""
         now = self.clock()
         with self.lock:
             g = self.games.get(game_id)
@@ -140,7 +141,7 @@ class LiveBoard:
                 return None
             n = len(g.players)
             over = g.ended is not None
-            shown = frozenset(range(n)) if over else seats
+            shown = seats  # once over too: the rule gives every seat then, unless the deal is still played
             latest = g.frames[-1] if g.frames else None
             out: dict[str, JSON] = {"id": g.id, "game": self.game, "players": list(g.players), "over": over,
                                     "delay_s": self.delay_s, "shown": sorted(shown), "full": None}

@@ -121,11 +121,14 @@ def bot_details(read: Reads, bot_id: int, limit: int, viewer: access.Viewer) -> 
     role = viewer.role(bot.owner)
     recent = []
     faults = []
-    for g in read.seats_of(bot_id, limit):
+    seats = read.seats_of(bot_id, limit)
+    held = read.deal_open([g.game for g in seats if g.faults])
+    for g in seats:
         recent.append({"game": g.game, "seat": g.seat, "rank": g.rank, "points": g.points, "faults": g.faults,
                        "bots": g.bots, "finished": g.finished})
         if g.faults:
-            faults += [{**f, "game": g.game} for f in _faults(g.game_faults, g.bots, {bot_id: role}, {bot_id: bot.folder})
+            shown = access.while_held(role, access.hands_held(viewer.role(None), g.game in held))
+            faults += [{**f, "game": g.game} for f in _faults(g.game_faults, g.bots, {bot_id: shown}, {bot_id: bot.folder})
                        if f["bot"] == bot_id]
     versions = [{"id": v.id, "version": v.version, "status": v.status.value, "created": v.created, "games": v.games,
                  "mu": v.mu, "sigma": v.sigma} for v in read.versions(bot.owner)]
@@ -173,26 +176,43 @@ def _seats(request: Request, seats: list[int]) -> tuple[dict[int, Role], dict[in
 def game(request: Request) -> Response:
     """One finished game: bots by seat, result, faults (as the access rule shows them), SHA-256, signature;
     `deal` is shared by the games played on one deal (its seat rotations); the seed played is in the replay.
+    `held`: another game of its deal is still to be played, so its replay is withheld (403) and its faults
+    show their kind and step only, until the deal is over (the organiser's token sees everything).
     ---
     responses: {200: {description: the game}, 404: {description: no such game}}
     """
     g = _game(request)
     roles, folders = _seats(request, g.seats)
+    held = _held(request, g)
+    roles = {b: access.while_held(r, held) for b, r in roles.items()}
     return answer(request, {"id": g.id, "bots": g.seats, "deal": g.deal, "result": g.result,
                             "faults": _faults(g.faults, g.seats, roles, folders), "finished": g.finished,
-                            "sha256": g.sha256, "signature": g.signature})
+                            "sha256": g.sha256, "signature": g.signature, "held": held})
+
+
+def _held(request: Request, g: GameRow) -> bool:
+    """Are game `g`'s hands withheld from this viewer now (`access.hands_held`: its deal is still played)?"""
+    return access.hands_held(api_viewer(request).role(None), g.id in state(request).read.deal_open([g.id]))
+
+
+def held_error(game_id: int) -> ApiError:
+    return ApiError(403, f"game {game_id}'s deal is still being played at another table: its replay is shown "
+                    "once every game of the deal is over", {"Cache-Control": "no-store"})
 
 
 def replay(request: Request) -> Response:
     """The replay file (JSON lines): the game's public record (no stderr, no fault details, no commands
     or paths; the file the server signs, the same for everyone), or the file as played for the organiser.
+    403 while another game of its deal is still to be played (its hands are the deal's), but for the organiser.
     ---
-    responses: {200: {description: the replay}, 404: {description: no such game}}
+    responses: {200: {description: the replay}, 403: {description: its deal is still being played}, 404: {description: no such game}}
     """
     g = _game(request)
     full = Path(g.replay) if g.replay else None
     if full is None or not replay_exists(full):
         raise ApiError(404, f"game {g.id} has no replay")
+    if _held(request, g):
+        raise held_error(g.id)
     name = f"game-{g.id}.jsonl"
     if api_viewer(request).organiser:
         if full.is_file():

@@ -28,7 +28,7 @@ from arena.ladder.access import Item
 from arena.ladder.queries import Reads
 from arena.ladder.states import GameState
 from arena.server import pages_html
-from arena.server.api import bot_details, leaderboard_rows
+from arena.server.api import bot_details, held_error, leaderboard_rows
 from arena.server.http import ApiError, kept, path_id, state
 from arena.server.web_session import COOKIE, Viewer, access_viewer, html_page, security_headers, viewer
 from arena.textsafe import NAME_CHARS, clean
@@ -167,6 +167,8 @@ async def game(request: Request) -> Response:
     if row is None or not row.replay or not replay_exists(row.replay):
         raise ApiError(404, f"no finished game {game_id} with a replay")
     who = access_viewer(session)
+    if access.hands_held(who.role(None), game_id in server.read.deal_open([game_id])):
+        raise held_error(game_id)  # before the cache is read
     refs = server.read.bot_refs(row.seats)
     private = access.private_seats([who.role(refs[b].owner if b in refs else None) for b in row.seats])
     folders = [refs[b].folder for b in row.seats if b in refs]

@@ -123,7 +123,9 @@ def test_no_delay_no_full_view_while_played_and_every_hand_once_ended() -> None:
     live = board.show(4, frozenset(), True)
     assert live is not None and live["full"] is None and live["views"] == {} and not live["over"]
     board.end(4)
-    over = board.show(4, frozenset(), False)
+    held = board.show(4, frozenset(), False)  # over, but the rule gave no seat (its deal is still played elsewhere)
+    assert held is not None and held["over"] and held["views"] == {}
+    over = board.show(4, frozenset({0, 1}), False)  # the rule's share once over: every seat
     assert over is not None and over["over"] and sorted(over["views"]) == ["0", "1"]  # type: ignore[arg-type]
     assert [v["hand"] for v in over["views"].values()] == hands(played[-1])  # type: ignore[index,union-attr]
 

@@ -38,7 +38,6 @@ ROLES = ("anonymous", "opponent", "owner", "organiser")
 class Ladder:
     def __init__(self, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.server = make_server(tmp, monkeypatch)
-        config = self.server.config
         db = self.server.db
         (alice, self.alice), (bob, self.bob) = create_participant(db, "alice"), create_participant(db, "bob")
         folders = [f"/srv/{HOST}/uploads/{p}/00000{p}" for p in (1, 2)]
@@ -48,18 +47,23 @@ class Ladder:
             cur = conn.execute("INSERT INTO submissions(participant_id, created, status, reason, report, bot_id, folder) "
                                "VALUES(?, 0, 'passed', 'ok', ?, ?, ?)", (alice.id, f"{folders[0]}/marked.py: {S0}", self.bots[0], folders[0]))
             self.submission = int(cur.lastrowid or 0)
+        self.deal = load_replay(GOLDEN).header.seed
+        self.game = results.reserve(db, tuple(self.bots), self.deal)
+        self.finish(self.game)
+        hand = viewer_data(load_game_record(GOLDEN), Perspective(1))["views"]["1"][0]["hand"]  # type: ignore[index, call-overload]
+        self.hand = json.dumps(hand).replace(" ", "")
+        self.statuses: dict[tuple[str, str], int] = {}
+
+    def finish(self, game: int) -> None:
+        """Store game `game` (reserved with the bots at seats 0 and 1) as played: the golden replay."""
         replay = load_replay(GOLDEN)
-        self.game = results.reserve(db, tuple(self.bots), replay.header.seed)
-        path = config.replays / f"{self.game:06d}-kododo.jsonl"
+        path = self.server.config.replays / f"{game:06d}-kododo.jsonl"
         shutil.copy(GOLDEN, path)
         r = replay.result
         played = Played(r.points, r.tiebreaks, r.ranks, r.game_ranks, tuple(f.to_fault() for f in r.faults), ("1", "1"),
                         r.decisions, r.duration_s)
-        results.commit(db, publish(self.server.key, config.name, self.game, played, str(path), self.bots), 5,
-                       self.server.ladder.rater)
-        hand = viewer_data(load_game_record(GOLDEN), Perspective(1))["views"]["1"][0]["hand"]  # type: ignore[index, call-overload]
-        self.hand = json.dumps(hand).replace(" ", "")
-        self.statuses: dict[tuple[str, str], int] = {}
+        results.commit(self.server.db, publish(self.server.key, self.server.config.name, game, played, str(path), self.bots),
+                       5, self.server.ladder.rater)
 
     def client(self, role: str) -> TestClient:
         return client(self.server, {"anonymous": None, "opponent": self.bob, "owner": self.alice, "organiser": ADMIN}[role])

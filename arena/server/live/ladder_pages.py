@@ -27,15 +27,17 @@ from arena.server.web_session import COOKIE, access_viewer, html_page, security_
 from arena.web.live_page import games_list, live_page
 
 
-def _roles(server: Server, game_id: int, who: access.Viewer) -> tuple[list[Role], list[Role]]:
-    """The viewer's role towards each seat's bot, and towards the bots playing the same deal elsewhere now."""
+def _roles(server: Server, game_id: int, who: access.Viewer) -> tuple[list[Role], list[Role], bool]:
+    """The viewer's role towards each seat's bot, towards the bots playing the same deal elsewhere now, and
+    whether another game of the deal is still to be played (`access.live_share`'s `deal_open`)."""
     seats = server.ladder.live.seats(game_id)
     if seats is None:
         raise Refused(404, f"no game {game_id} in progress (a finished game has its own page: /games/{game_id})")
     elsewhere = server.ladder.live.siblings(game_id)
     refs = server.read.bot_refs([*seats, *elsewhere])
     return ([who.role(refs[b].owner if b in refs else None) for b in seats],
-            [who.role(refs[b].owner if b in refs else None) for b in elsewhere])
+            [who.role(refs[b].owner if b in refs else None) for b in elsewhere],
+            game_id in server.read.deal_open([game_id]))
 
 
 def _players(server: Server, game_id: int) -> list[JSON]:
@@ -46,8 +48,8 @@ def _players(server: Server, game_id: int) -> list[JSON]:
 def _shown(request: Request, who: access.Viewer) -> dict[str, JSON]:
     server = state(request)
     game_id = path_id(request)
-    roles, elsewhere = _roles(server, game_id, who)
-    shown = share_of(server.ladder.live, game_id, roles, request, elsewhere)
+    roles, elsewhere, deal_open = _roles(server, game_id, who)
+    shown = share_of(server.ladder.live, game_id, roles, request, elsewhere, deal_open)
     return {**shown, "players": _players(server, game_id)}
 
 
@@ -89,7 +91,7 @@ async def live_events(request: Request) -> Response:
     # The store is read once: a game's bots (and so the viewer's roles) and their names do not change while
     # it is played; each poll after that reads the board alone, in memory (a sibling game that begins
     # later on the same deal ends the stream: the browser reconnects, and the rule is applied afresh).
-    roles, elsewhere = await run_in_threadpool(_roles, server, game_id, who)
+    roles, elsewhere, deal_open = await run_in_threadpool(_roles, server, game_id, who)  # held stays held: safe
     players = await run_in_threadpool(_players, server, game_id)
     known = set(server.ladder.live.siblings(game_id))
 
@@ -98,7 +100,7 @@ async def live_events(request: Request) -> Response:
 
     def current() -> dict[str, JSON] | None:
         try:
-            return {**share_of(server.ladder.live, game_id, roles, request, elsewhere), "players": players}
+            return {**share_of(server.ladder.live, game_id, roles, request, elsewhere, deal_open), "players": players}
         except Refused:
             return None
 

@@ -30,12 +30,13 @@ class Refused(HTTPException):
 
 
 def share_of(board: LiveBoard, game_id: int, roles: Sequence[Role], request: Request,
-             elsewhere: Sequence[Role] = ()) -> dict[str, JSON]:
+             elsewhere: Sequence[Role] = (), deal_open: bool = False) -> dict[str, JSON]:
     """What this viewer sees of game `game_id` now, narrowed to what the request asks; 404 when no such
     game is in progress (or just over) here, 403 when it asks for more than its share. `elsewhere`: its
-    roles towards the bots playing the same deal at other tables (`access.live_share`)."""
+    roles towards the bots playing the same deal at other tables; `deal_open`: another game of the deal is
+    still to be played (both `access.live_share`)."""
     over = board.over(game_id)
-    share = access.live_share(roles, over, elsewhere)
+    share = access.live_share(roles, over, elsewhere, deal_open)
     if not share.public:
         raise Refused(403, "your bot is playing this game's deal at another table: this game is shown to you "
                       "once it is over")
@@ -47,7 +48,8 @@ def share_of(board: LiveBoard, game_id: int, roles: Sequence[Role], request: Req
         seats = frozenset({int(asked)})
     if request.query_params.get("full") not in (None, "0") and len(share.seats) < len(roles):
         raise Refused(403, "every hand of this game is shown only "
-                      + ("after the delay, behind the play" if share.delayed else "once it is over"))
+                      + ("after the delay, behind the play" if share.delayed else
+                         "once every game of its deal is over" if deal_open else "once it is over"))
     shown = board.show(game_id, seats, share.delayed and asked is None)
     if shown is None:
         raise Refused(404, f"no game {game_id} in progress here (a finished game has its own page)")
