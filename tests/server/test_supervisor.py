@@ -119,9 +119,15 @@ def test_an_exception_inside_a_check_refuses_that_submission_only(server: Server
 
 
 def _kill(thread: threading.Thread) -> None:
-    """Raise SystemExit inside `thread` (what an uncaught error anywhere in its loop would do)."""
-    hit = ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident or 0), ctypes.py_object(SystemExit))
-    assert hit == 1
+    """Raise SystemExit inside `thread` (what an uncaught error anywhere in its loop would do). An exception
+    raised this way can land inside a garbage collector's callback (hypothesis installs one), which swallows
+    it as unraisable: raise it again until the thread has died."""
+    for _ in range(20):
+        hit = ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident or 0), ctypes.py_object(SystemExit))
+        assert hit == 1 or not thread.is_alive()
+        thread.join(2.0)
+        if not thread.is_alive():
+            return
 
 
 def test_a_killed_checker_is_restarted_and_health_shows_it(server: Server, capfd: pytest.CaptureFixture[str]) -> None:
