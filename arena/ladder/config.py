@@ -45,6 +45,15 @@ class LadderRules:
 
 
 @dataclass(frozen=True)
+class HumanGameRules:
+    """`human_games:` games a signed-in participant plays in person against ladder bots (unranked)."""
+
+    per_day: int = 5  # games each participant may start per UTC day (0: none)
+    at_once: int = 2  # such games played at the same time, over all participants
+    decision_ms: int = 300_000  # every seat's time per decision in them (a person's pace)
+
+
+@dataclass(frozen=True)
 class HouseBot:
     name: str
     command: tuple[str, ...]
@@ -72,6 +81,7 @@ class ServerConfig:
     build: BuildSettings = field(default_factory=lambda: parse_settings(None))  # source submissions' languages
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
     phases: "PhaseSchedule" = field(default_factory=lambda: PhaseSchedule())  # the deadline and later phase times
+    human_games: HumanGameRules = HumanGameRules()  # people playing the ladder's bots (arena.ladder.competition.human_games)
 
     @property
     def uploads(self) -> Path:
@@ -113,6 +123,7 @@ class ServerConfig:
 TOP_KEYS = {"name", "game", "options", "players", "time_control", "limits", "ladder", "uploads", "data", "runtimes",
         "house_bots", "host", "port", "submissions_per_minute", "max_request_kb", "admin_token_file", "root", "build"}
 TOP_KEYS |= {"phases"}  # the competition's calendar (PhaseSchedule, below)
+TOP_KEYS |= {"human_games"}  # people playing the ladder's bots (HumanGameRules)
 
 
 def load(path: str | os.PathLike[str]) -> ServerConfig:
@@ -174,6 +185,9 @@ def parse(data: Any, file: Path) -> ServerConfig:
         build=build if build is not None else parse_settings(None),
         raw=top,
         phases=read_schedule(r, top.get("phases")),
+        human_games=r.attempt(lambda: r.section(top.get("human_games"), "human_games", HumanGameRules, {
+            "per_day": lambda v, w: r.integer(v, w, minimum=0), "at_once": lambda v, w: r.integer(v, w, minimum=1),
+            "decision_ms": lambda v, w: r.integer(v, w, minimum=1000)}), HumanGameRules()),
     )
     r.done()
     return config

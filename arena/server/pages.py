@@ -28,7 +28,7 @@ from arena.ladder import access
 from arena.ladder.access import Item
 from arena.ladder.queries import Reads
 from arena.ladder.states import GameState
-from arena.server import pages_html
+from arena.server import pages_html, pages_play
 from arena.server.api import bot_details, leaderboard_rows
 from arena.server.http import ApiError, kept, path_id, state
 from arena.server.web_session import COOKIE, Viewer, access_viewer, html_page, security_headers, viewer
@@ -121,6 +121,7 @@ def bot(request: Request) -> Response:
     logs = ([{"id": r.id, "status": r.status.value, "reason": r.reason, "report": access.hide_paths(r.report, [r.folder], role)}
              for r in read.submissions_of_bot(bot_id)] if access.may_see(role, Item.SUBMISSION) else [])
     body = pages_html.bot_page(details, names(read), read.head_to_head(bot_id), logs)
+    body += pages_play.play_form(request, session, bot_id)  # play it yourself (issue 41)
     return html_page(f"{pages_html.bot_label(details)}", _nav(request, session, "") + f"<main>{body}</main>")
 
 
