@@ -104,13 +104,17 @@ def games(request: Request) -> Response:
     rows = "".join(f'<tr><td><a href="/play/{g.id}/">{g.id}</a></td><td>{g.seat}</td>'
                    f'<td>{", ".join("you" if b is None else f"bot {b}" for b in g.bots)}</td><td>{esc(g.status)}</td>'
                    f'<td>{esc(_points(g))}</td><td>{esc(g.reason, 200)}</td>'
-                   f'<td>{f"<a href=/play/{g.id}/replay.jsonl>replay</a>" if g.replay else ""}</td></tr>'
+                   f'<td>{_replay_link(g)}</td></tr>'
                    for g in state(request).human.games_of(session.participant.id))
     body = ('<header class="nav"><nav aria-label="pages"><a href="/">leaderboard</a> <a href="/submit">submit</a>'
             '</nav></header><main><h1>your games against the ladder\'s bots</h1><p>unranked: they move no rating.</p>'
             '<table class="grid" id="human-games"><thead><tr><th>#</th><th>your seat</th><th>seats</th><th>status</th>'
             f"<th>points</th><th>note</th><th></th></tr></thead><tbody>{rows}</tbody></table></main>")
     return html_page("your games", body)
+
+
+def _replay_link(game: HumanGame) -> str:
+    return f'<a href="/play/{game.id}/replay.jsonl">replay</a>' if game.status == "over" and game.replay else ""
 
 
 def _points(game: HumanGame) -> str:
