@@ -117,6 +117,7 @@ class Server:
         self.supervisor.start()
 
     def stop(self) -> None:
+        self.human.stop()  # the games people play against the ladder's bots: their processes end with the server
         self.supervisor.stop()
         self.checker.wake.set()
         self.ladder.stop()

@@ -5,6 +5,7 @@ here (`HumanGames._play` is replaced); tests/server/test_human_games_process.py 
 from __future__ import annotations
 
 import json
+import time
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -249,3 +250,41 @@ def test_low_priority_is_inherited_by_the_bots(tmp_path: Path) -> None:
     thread.join()
     mine = os.nice(0)
     assert seen == [str(min(19, mine + human_games.LOW_PRIORITY_NICE))] and os.nice(0) == mine
+
+
+@pytest.mark.process
+def test_a_stopping_server_ends_the_games_in_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real game (the seat process and a bot, unsandboxed), nobody at the page: the server stops, and every
+    process of the game is gone (each runs in its own session: nothing else would end it), the game recorded
+    as failed, and no new game starts (503). The control: before the stop, the processes are running."""
+    import os
+    import sys
+
+    from tests.server.bots import ROOT
+
+    server = make_server(tmp_path, monkeypatch)
+    alice, _token = server.add_participant("alice")
+    bob, _ = server.add_participant("bob")
+    bot = activate_bot(server.db, bob.id, None, "b", "1", (sys.executable, "sample_bots/python/random_bot.py"), str(ROOT))
+    game = server.human.start(alice.id, 0, [bot])
+    deadline = time.monotonic() + 30
+    while server.human.seat_url(game) is None or len(server.human.processes.get(game, [])) < 2:
+        assert time.monotonic() < deadline, server.human.game(game)
+        time.sleep(0.05)
+    pids = [p.proc.pid for p in server.human.processes[game]]
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    assert all(alive(pid) for pid in pids)  # the control
+    server.human.stop()
+    assert not any(alive(pid) for pid in pids)
+    stored = server.human.game(game)
+    assert stored is not None and stored.status == "failed" and "server stopped" in stored.reason
+    with pytest.raises(PlayRefused) as refused:
+        server.human.start(alice.id, 0, [bot])
+    assert refused.value.status == 503

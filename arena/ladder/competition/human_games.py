@@ -95,6 +95,8 @@ class HumanGames:
         self.lock = threading.Lock()
         self.seats: dict[int, str] = {}  # game id -> its seat's URL (secret included), while it is played
         self.threads: dict[int, threading.Thread] = {}
+        self.processes: dict[int, list[BotProcess]] = {}  # each game's seat and bots, for `stop`
+        self.stopping = threading.Event()
         with db.write() as conn:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
@@ -129,6 +131,8 @@ class HumanGames:
         """Start a game: the participant at `seat`, `opponents` (ladder bot ids) in the other seats in
         order. PlayRefused (nothing started) for a closed competition, a wrong seat or bot, the quota used."""
         players = self.config.players
+        if self.stopping.is_set():
+            raise PlayRefused("the server is stopping: try again once it is back", 503)
         if not self.open_now():
             raise PlayRefused("the competition is closed: no new games are played", 409)
         if not 0 <= seat < players:
@@ -172,9 +176,13 @@ class HumanGames:
         replay = config.replays / f"human-{game_id:06d}.jsonl"
         boxed = SandboxPolicy(enabled=self.sandbox, hide=(str(replay),), private=(str(replay),))
         started: list[BotProcess] = []
+        with self.lock:
+            self.processes[game_id] = started
         status, result, reason = "failed", "", ""
         try:
             for i, row in enumerate(bots):
+                if self.stopping.is_set():
+                    break
                 env = {"ARENA_SEED": str(bot_seed(seed, i))}
                 if row is None:
                     human = start_human(spec.name, control, config.limits, env)
@@ -204,6 +212,9 @@ class HumanGames:
                     pass
             with self.lock:
                 self.seats.pop(game_id, None)
+                self.processes.pop(game_id, None)
+            if self.stopping.is_set():
+                status, result, reason = "failed", "", "the server stopped during the game"
             with self.db.write() as conn:
                 conn.execute("UPDATE human_games SET status = ?, result = ?, reason = ?, replay = ? WHERE id = ?",
                              (status, result, reason, str(replay) if replay.exists() else "", game_id))
@@ -211,6 +222,21 @@ class HumanGames:
     def _set(self, game_id: int, status: str) -> None:
         with self.db.write() as conn:
             conn.execute("UPDATE human_games SET status = ? WHERE id = ?", (status, game_id))
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """The server stops: every game in progress ends now (its seat and bots killed, each bot in its own
+        session would outlive the server), recorded as failed with no result."""
+        self.stopping.set()
+        with self.lock:
+            processes = [p for group in self.processes.values() for p in list(group)]
+            threads = list(self.threads.values())
+        for process in processes:
+            try:
+                process.kill()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        for thread in threads:
+            thread.join(timeout / max(1, len(threads)))
 
     def wait(self, game_id: int, timeout: float) -> None:
         """Join a game's thread (tests, and a stopping server)."""
