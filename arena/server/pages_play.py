@@ -56,7 +56,7 @@ def play_form(request: Request, session: Viewer | None, bot_id: int) -> str:
     others = "".join(f'<label for="opponent{j}">other seat {j + 1}</label><select id="opponent{j}" name="opponent{j}">'
                      f"{choices(bot_id)}</select>" for j in range(players - 1))
     return (f'<section id="play"><h2>play against this bot</h2><p>an unranked game: no rating moves. You have {left} of '
-            f"{rules.per_day} game(s) left today.</p>"
+            f'{rules.per_day} game(s) left today (<a href="/play">your games</a>).</p>'
             f'<form method="post" action="/bots/{bot_id}/play" class="stack">'
             f'<input type="hidden" name="csrf" value="{csrf_token(request, session)}">'
             f'<label for="seat">your seat</label><select id="seat" name="seat">{seats}</select>{others}'
