@@ -48,9 +48,9 @@ class LadderRules:
 class HumanGameRules:
     """`human_games:` games a signed-in participant plays in person against ladder bots (unranked)."""
 
-    per_day: int = 5  # games each participant may start per UTC day (0: none)
-    at_once: int = 2  # such games played at the same time, over all participants
-    decision_ms: int = 300_000  # every seat's time per decision in them (a person's pace)
+    per_day: int = 5  # games each participant may start per UTC day (0: none; past it, 429 saying so)
+    at_once: int = 2  # such games played at the same time, over all participants (their own slot, bots at niceness 10)
+    decision_ms: int = 300_000  # every seat's time per decision in them (a person's pace; at least 1000)
 
 
 @dataclass(frozen=True)

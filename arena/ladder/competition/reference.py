@@ -38,6 +38,7 @@ TOP: dict[str, tuple[str, str]] = {  # key: (default, what it is)
     "root": ("the config's folder", "the folder relative paths (data, house bots) start from"),
     "build": ("every installed language", "languages built from source (`languages:`) and the build's limits (see below)"),
     "phases": ("no deadline", "the competition's calendar: deadline (open -> frozen), final, closed, timezone (see below)"),
+    "human_games": ("see below", "unranked games participants play in person against ladder bots (a bot page's form)"),
 }
 
 PHASES = {"deadline": "open -> frozen at this time (uploads close); with its UTC offset, e.g. 2026-12-01T18:00:00+01:00",
@@ -69,7 +70,8 @@ def sections() -> list[tuple[str, list[tuple[str, Any, str]]]]:
                 "max_total_bytes": "one archive, unpacked", "max_file_bytes": "one unpacked file", "max_files": "files in one archive",
                 "max_name_bytes": "one file name"}),
             ("build", BuildLimits, [f.name for f in dataclasses.fields(BuildLimits)], {}),
-            ("phases", PhaseSchedule, [f.name for f in dataclasses.fields(PhaseSchedule)], PHASES)):
+            ("phases", PhaseSchedule, [f.name for f in dataclasses.fields(PhaseSchedule)], PHASES),
+            ("human_games", config.HumanGameRules, [f.name for f in dataclasses.fields(config.HumanGameRules)], {})):
         described = {**comments(cls), **extra}
         default = cls()
         out.append((name, [(key, getattr(default, key), described.get(key, "")) for key in keys]))
