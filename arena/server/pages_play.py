@@ -24,6 +24,7 @@ from starlette.routing import Route
 
 from arena.errors import PlayRefused
 from arena.human.page import seat_page
+from arena.jsonvalue import loads
 from arena.ladder import access
 from arena.ladder.competition.human_games import HumanGame
 from arena.server.http import ApiError, path_id, state
@@ -150,13 +151,29 @@ async def seat_state(request: Request) -> Response:
     url = state(request).human.seat_url(game.id)
     since = request.query_params.get("since", "-1")
     since = since if since.lstrip("-").isdigit() and len(since) < 12 else "-1"
+    human = state(request).human
     if url is not None:
         status, body = await run_in_threadpool(_forward, f"{url}state?since={since}", None)
         if status == 200:
+            if _phase(body) == "over":  # the game's end as the seat showed it: shown again once the seat is gone
+                human.last_states[game.id] = body
+                while len(human.last_states) > 64:
+                    human.last_states.pop(next(iter(human.last_states)))
             return Response(body, 200, media_type="application/json", headers={"Cache-Control": "no-store"})
+    last = human.last_states.get(game.id)
+    if last is not None and game.status in ("over", "failed"):
+        return Response(last, 200, media_type="application/json", headers={"Cache-Control": "no-store"})
     return Response(status_code=503 if game.status in ("starting", "playing") else 410,
                     content=b'{"refused": "the seat is not being played now"}', media_type="application/json",
                     headers={"Cache-Control": "no-store"})
+
+
+def _phase(body: bytes) -> object:
+    try:
+        data = loads(body)
+    except ValueError:
+        return None
+    return data.get("phase") if isinstance(data, dict) else None
 
 
 async def choose(request: Request) -> Response:

@@ -288,3 +288,12 @@ def test_a_stopping_server_ends_the_games_in_progress(tmp_path: Path, monkeypatc
     with pytest.raises(PlayRefused) as refused:
         server.human.start(alice.id, 0, [bot])
     assert refused.value.status == 503
+
+
+def test_the_end_is_shown_again_after_the_seat_is_gone() -> None:
+    """A page reloaded after the game: the end the seat last showed (only an `over` state is kept: any other
+    would have the page poll in a loop)."""
+    from arena.server.pages_play import _phase
+
+    assert _phase(b'{"phase": "over", "version": 9}') == "over"
+    assert _phase(b'{"phase": "asked"}') == "asked" and _phase(b"not json") is None and _phase(b"[1]") is None

@@ -87,6 +87,9 @@ def _play(server: ServerProcess, tmp_path: Path) -> None:
     game_id = int(path.strip("/").split("/")[1])
     listing = server.wait("the game stored", lambda: (lambda t: "<td>over</td>" in t and t)(alice.get("/play").text))
     assert f'href="/play/{game_id}/replay.jsonl"' in listing
+    end = alice.get(f"{path}state", params={"since": -1})  # a page reloaded after the game: its end again
+    assert end.status_code == 200 and end.json()["phase"] == "over" and end.json()["result"]
+    assert bob.get(f"{path}state", params={"since": -1}).status_code == 404
     replay = alice.get(f"/play/{game_id}/replay.jsonl")
     assert replay.status_code == 200
     file = tmp_path / "human.jsonl"
@@ -113,3 +116,4 @@ def _attack(server: ServerProcess, path: str, bob: httpx.Client, anonymous: http
                                                                 "Content-Type": "application/json"})
         assert r.status_code == status, r.text
     assert httpx.get(f"{server.url}{path}state", params={"since": -1}, cookies={}).status_code == 401
+

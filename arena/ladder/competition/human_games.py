@@ -97,6 +97,7 @@ class HumanGames:
         self.threads: dict[int, threading.Thread] = {}
         self.processes: dict[int, list[BotProcess]] = {}  # each game's seat and bots, for `stop`
         self.stopping = threading.Event()
+        self.last_states: dict[int, bytes] = {}  # each game's seat state as last forwarded to its player (the pages')
         with db.write() as conn:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
