@@ -156,3 +156,12 @@ class AccountError(ServerError):
 
 class BackupError(ServerError):
     """A backup or restore that cannot be made (a running server, a non-empty data folder, a full disk)."""
+
+
+class PlayRefused(ServerError):
+    """A game against the ladder's bots the server will not start (no such bot, a wrong seat, the
+    competition closed, the daily quota used): nothing started; `status` is the HTTP answer's."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status

@@ -44,7 +44,10 @@
   function say(text, ok) { var m = $("message"); m.textContent = text || ""; m.className = ok ? "ok" : ""; }
 
   function choose(requestId, index) {
-    return fetch(base + "choose", { method: "POST", headers: { "Content-Type": "application/json" },
+    // on `arena serve` the page is the server's: its writes carry the session's CSRF token (a meta tag)
+    var csrf = document.querySelector('meta[name="arena-csrf"]'), headers = { "Content-Type": "application/json" };
+    if (csrf) { headers["X-Arena-CSRF"] = csrf.getAttribute("content"); }
+    return fetch(base + "choose", { method: "POST", headers: headers,
       body: JSON.stringify({ request_id: requestId, index: index }) })
       .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
       .then(function (res) {

@@ -5,6 +5,7 @@ page of arena (`arena.web.page`), with a per-answer nonce: no script but the pag
 
 from __future__ import annotations
 
+import html
 from importlib import resources
 
 from arena.web import page
@@ -40,13 +41,15 @@ BODY = """
 """
 
 
-def seat_page(game: str, nonce: str) -> tuple[str, str]:
+def seat_page(game: str, nonce: str, csrf: str = "") -> tuple[str, str]:
     """The page's HTML and its Content-Security-Policy (only scripts with `nonce` run; it may fetch
-    from its own server and nothing else)."""
+    from its own server and nothing else). `csrf`: on `arena serve`, the session's token its choices carry."""
     code = page.scripts(["games.js"], nonce)
     code += "\n" + game_renderer(game, nonce)
     script = resources.files("arena.human").joinpath("human.js").read_text(encoding="utf-8")
     code += "\n" + page.inline_script(script, nonce)
     head = page.styles(["base.css", "viewer.css"]) + f"\n<style>{STYLE}</style>"
+    if csrf:
+        head += f'\n<meta name="arena-csrf" content="{html.escape(csrf)}">'
     csp = page.server_csp(nonce)
     return page.shell(f"arena · {game} · your seat", head, BODY + code, csp), csp

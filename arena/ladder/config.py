@@ -47,6 +47,15 @@ class LadderRules:
 
 
 @dataclass(frozen=True)
+class HumanGameRules:
+    """`human_games:` games a signed-in participant plays in person against ladder bots (unranked)."""
+
+    per_day: int = 5  # games each participant may start per UTC day (0: none; past it, 429 saying so)
+    at_once: int = 2  # such games played at the same time, over all participants (their own slot, bots at niceness 10)
+    decision_ms: int = 300_000  # every seat's time per decision in them (a person's pace; at least 1000)
+
+
+@dataclass(frozen=True)
 class HouseBot:
     name: str
     command: tuple[str, ...]
@@ -76,6 +85,7 @@ class ServerConfig:
     phases: "PhaseSchedule" = field(default_factory=lambda: PhaseSchedule())  # the deadline and later phase times
     quotas: Quotas = field(default_factory=Quotas)  # per participant (arena.ladder.budget_config)
     budget: Budget = field(default_factory=Budget)  # per server: game rate, retention, disk
+    human_games: HumanGameRules = HumanGameRules()  # people playing the ladder's bots (arena.ladder.competition.human_games)
 
     @property
     def uploads(self) -> Path:
@@ -118,6 +128,7 @@ TOP_KEYS = {"name", "game", "options", "players", "time_control", "limits", "lad
         "house_bots", "host", "port", "submissions_per_minute", "max_request_kb", "admin_token_file", "root", "build",
         "quotas", "budget"}
 TOP_KEYS |= {"phases"}  # the competition's calendar (PhaseSchedule, below)
+TOP_KEYS |= {"human_games"}  # people playing the ladder's bots (HumanGameRules)
 
 
 def load(path: str | os.PathLike[str]) -> ServerConfig:
@@ -183,6 +194,9 @@ def parse(data: Any, file: Path) -> ServerConfig:
             lambda v, w, m: r.integer(v, w, minimum=m))), Quotas()),
         budget=r.attempt(lambda: r.section(top.get("budget"), "budget", Budget, budget_checks(
             lambda v, w, m: r.integer(v, w, minimum=m), lambda v, w: _real(r, v, w), lambda v, w: r.boolean(v, w))), Budget()),
+        human_games=r.attempt(lambda: r.section(top.get("human_games"), "human_games", HumanGameRules, {
+            "per_day": lambda v, w: r.integer(v, w, minimum=0), "at_once": lambda v, w: r.integer(v, w, minimum=1),
+            "decision_ms": lambda v, w: r.integer(v, w, minimum=1000)}), HumanGameRules()),
     )
     r.done()
     return config

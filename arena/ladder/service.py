@@ -39,6 +39,7 @@ from arena.ladder.uploads.storage import check_room, remove_tree
 from arena.ladder.supervisor import CheckGate, Supervisor
 from arena.ladder.uploads.unpacker import unpack_isolated
 from arena.ladder.competition import roster
+from arena.ladder.competition.human_games import HumanGames
 from arena.ladder.competition.phases import Change, Phase, Phases, PhaseState
 
 
@@ -89,6 +90,8 @@ class Server:
         self.checker = Checker(self.db, config, sandbox, lambda _bot: self.ladder.poke(), gate)
         self.phases = Phases(self.db, config.phases, clock)  # the competition's phase (arena.ladder.competition.phases)
         self.ladder.halted = lambda: not self.phases.phase.ladder  # the final and closed: the ladder stops
+        # people playing the ladder's bots, unranked, on their own slot; no new game once the ladder stops
+        self.human = HumanGames(self.db, config, sandbox, lambda: bool(self.phases.phase.ladder), clock)
         self.supervisor = Supervisor()
         self.supervisor.add("checker", self.checker.run, Checker.STALE_S)
         self.supervisor.add("ladder", self.ladder.run, Ladder.STALE_S)
@@ -119,6 +122,7 @@ class Server:
         self.supervisor.start()
 
     def stop(self) -> None:
+        self.human.stop()  # the games people play against the ladder's bots: their processes end with the server
         self.supervisor.stop()
         self.checker.wake.set()
         self.ladder.stop()

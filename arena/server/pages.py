@@ -25,13 +25,14 @@ from arena.errors import ArenaError
 from arena.jsonvalue import JSON, loads
 from arena.ladder import access
 from arena.ladder.access import Item
-from arena.ladder.queries import Reads
 from arena.ladder.states import GameState
 from arena.server import pages_html
+from arena.server.pages_html import names
+from arena.server.compete import pages_play
 from arena.server.api import bot_details, held_error, leaderboard_rows
 from arena.server.http import ApiError, kept, path_id, state
 from arena.server.web_session import COOKIE, Viewer, access_viewer, html_page, security_headers, viewer
-from arena.textsafe import NAME_CHARS, clean
+from arena.textsafe import clean
 from arena.web.frames import Perspective, viewer_data
 from arena.web.replay_source import load_game_record
 from arena.web.viewer import viewer_page
@@ -105,12 +106,6 @@ async def events(request: Request) -> Response:
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-def names(read: Reads) -> dict[int, str]:
-    """Every bot version as pages name it: participant / bot vVERSION (cleaned)."""
-    return {bot: f"{clean(who, NAME_CHARS)} / {clean(name, NAME_CHARS)} ({clean(version, NAME_CHARS)})"
-            for bot, who, name, version in read.bot_labels()}
-
-
 def bot(request: Request) -> Response:
     session = viewer(request)
     read = state(request).read
@@ -121,6 +116,7 @@ def bot(request: Request) -> Response:
     logs = ([{"id": r.id, "status": r.status.value, "reason": r.reason, "report": access.hide_paths(r.report, [r.folder], role)}
              for r in read.submissions_of_bot(bot_id)] if access.may_see(role, Item.SUBMISSION) else [])
     body = pages_html.bot_page(details, names(read), read.head_to_head(bot_id), logs)
+    body += pages_play.play_form(request, session, bot_id)  # play it yourself (issue 41)
     return html_page(f"{pages_html.bot_label(details)}", _nav(request, session, "") + f"<main>{body}</main>")
 
 

@@ -7,12 +7,19 @@ import html
 from typing import Any
 
 from arena.core.faults import STDERR_TAIL_LINES
+from arena.ladder.queries import Reads
 from arena.textsafe import LINE_CHARS, NAME_CHARS, clean
 from arena.web.report_data import RatingHistory
 from arena.web.report_svg import rating_plot
 
 
 FAULTS_SHOWN = 8
+
+
+def names(read: Reads) -> dict[int, str]:
+    """Every bot version as pages name it: participant / bot vVERSION (cleaned)."""
+    return {bot: f"{clean(who, NAME_CHARS)} / {clean(name, NAME_CHARS)} ({clean(version, NAME_CHARS)})"
+            for bot, who, name, version in read.bot_labels()}
 
 
 def esc(value: object, limit: int = NAME_CHARS) -> str:

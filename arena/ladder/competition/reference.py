@@ -41,6 +41,7 @@ TOP: dict[str, tuple[str, str]] = {  # key: (default, what it is)
     "phases": ("no deadline", "the competition's calendar: deadline (open -> frozen), final, closed, timezone (see below)"),
     "quotas": ("see below", "per participant: uploads a day, challenges a day and their games"),
     "budget": ("see below", "per server: the game rate, idle when settled, challenges' share, replay retention, the disk budget"),
+    "human_games": ("see below", "unranked games participants play in person against ladder bots (a bot page's form)"),
 }
 
 PHASES = {"deadline": "open -> frozen at this time (uploads close); with its UTC offset, e.g. 2026-12-01T18:00:00+01:00",
@@ -74,7 +75,9 @@ def sections() -> list[tuple[str, list[tuple[str, Any, str]]]]:
             ("build", BuildLimits, [f.name for f in dataclasses.fields(BuildLimits)], {}),
             ("phases", PhaseSchedule, [f.name for f in dataclasses.fields(PhaseSchedule)], PHASES),
             ("quotas", Quotas, [f.name for f in dataclasses.fields(Quotas)], {}),
-            ("budget", Budget, [f.name for f in dataclasses.fields(Budget)], {})):
+            ("budget", Budget, [f.name for f in dataclasses.fields(Budget)], {}),
+
+            ("human_games", config.HumanGameRules, [f.name for f in dataclasses.fields(config.HumanGameRules)], {})):
         described = {**comments(cls), **extra}
         default = cls()
         out.append((name, [(key, getattr(default, key), described.get(key, "")) for key in keys]))

@@ -22,7 +22,7 @@ from arena.ladder.service import Server
 from arena.server import pages_html
 from arena.server.http import api_viewer, path_id, state
 from arena.server.live.spectate import Refused, share_of, stream
-from arena.server.pages import names
+from arena.server.pages_html import names
 from arena.server.web_session import COOKIE, access_viewer, html_page, security_headers, viewer
 from arena.web.live_page import games_list, live_page
 

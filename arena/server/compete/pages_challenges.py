@@ -16,9 +16,9 @@ from starlette.routing import Route
 
 from arena.errors import ServerError
 from arena.ladder.states import BotState
-from arena.server.api_challenges import challenge_details, challenge_summary, open_challenge, replay_answer, visible
+from arena.server.compete.api_challenges import challenge_details, challenge_summary, open_challenge, replay_answer, visible
 from arena.server.http import ApiError, path_id, state
-from arena.server.pages import names
+from arena.server.pages_html import names
 from arena.server.pages_account import signin_page
 from arena.server.pages_html import esc, nav
 from arena.server.web_session import Viewer, access_viewer, check_write, csrf_token, form, html_page, viewer
