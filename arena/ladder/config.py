@@ -42,6 +42,19 @@ class LadderRules:
 
 
 @dataclass(frozen=True)
+class FinalRules:
+    """`final:` in a server config: the final over each participant's active bot (`competition.final`)."""
+
+    top: int = 8  # the round-robin's entrants at most; with more, a qualifying gauntlet against the house bots first
+    rounds: int = 20  # the round-robin's rounds at most (the stop rule may end it sooner)
+    qualifying_rounds: int = 2  # rounds of the qualifying gauntlet
+    confidence: float = 0.95  # the stop rule's (`stop.confidence` of a tournament)
+    min_rounds: int = 4  # the stop rule's first look
+    workers: int | None = None  # local worker processes; None: the ladder's
+    seed: int = 0
+
+
+@dataclass(frozen=True)
 class HouseBot:
     name: str
     command: tuple[str, ...]
@@ -67,6 +80,7 @@ class ServerConfig:
     max_request_bytes: int = 8 * 1024 * 1024
     admin_token_file: Path | None = None
     build: BuildSettings = field(default_factory=lambda: parse_settings(None))  # source submissions' languages
+    final: FinalRules = FinalRules()
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -107,7 +121,7 @@ class ServerConfig:
 
 
 TOP_KEYS = {"name", "game", "options", "players", "time_control", "limits", "ladder", "uploads", "data", "runtimes",
-        "house_bots", "host", "port", "submissions_per_minute", "max_request_kb", "admin_token_file", "root", "build"}
+        "house_bots", "host", "port", "submissions_per_minute", "max_request_kb", "admin_token_file", "root", "build", "final"}
 
 
 def load(path: str | os.PathLike[str]) -> ServerConfig:
@@ -148,6 +162,7 @@ def parse(data: Any, file: Path) -> ServerConfig:
                                         enumerate(r.listing(top.get("runtimes") or list(DEFAULT_RUNTIMES), "runtimes"))],
                                list(DEFAULT_RUNTIMES)))
     build = r.attempt(lambda: _build(r, top.get("build")), None)
+    final = r.attempt(lambda: r.section(top.get("final"), "final", FinalRules, _final_checks(r)), FinalRules())
     config = ServerConfig(
         path=file,
         name=text("name", file.stem) or file.stem,
@@ -167,6 +182,7 @@ def parse(data: Any, file: Path) -> ServerConfig:
         max_request_bytes=number("max_request_kb", 8192, 1) * 1024,
         admin_token_file=(root / token_file).resolve() if token_file else None,
         build=build if build is not None else parse_settings(None),
+        final=final,
         raw=top,
     )
     r.done()
@@ -218,6 +234,19 @@ def _ladder_checks(r: Reader) -> dict[str, Callable[[Any, str], Any]]:
         name: (lambda v, w: r.integer(v, w, minimum=0)) for name in ("min_games", "check_games", "seed")}
     return {**whole, "fault_limit": lambda v, w: r.integer(v, w, minimum=1), "workers": lambda v, w: r.integer(v, w, minimum=1),
             "closeness": lambda v, w: _real(r, v, w), "duplicate": lambda v, w: r.boolean(v, w)}
+
+
+def _final_checks(r: Reader) -> dict[str, Callable[[Any, str], Any]]:
+    def confidence(v: Any, w: str) -> float:
+        value = _real(r, v, w)
+        if not 0.5 <= value < 1:
+            r.fail(w, f"expected a number from 0.5 up to (not including) 1, got {value:g}")
+        return value
+
+    return {"top": lambda v, w: r.integer(v, w, minimum=2), "rounds": lambda v, w: r.integer(v, w, minimum=1),
+            "qualifying_rounds": lambda v, w: r.integer(v, w, minimum=1), "confidence": confidence,
+            "min_rounds": lambda v, w: r.integer(v, w, minimum=2),
+            "workers": lambda v, w: r.integer(v, w, minimum=1, allow_null=True), "seed": lambda v, w: r.integer(v, w, minimum=0)}
 
 
 def _archive_checks(r: Reader) -> dict[str, Callable[[Any, str], Any]]:

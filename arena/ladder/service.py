@@ -27,6 +27,8 @@ from arena.results.lock import StoreLock, lock_path
 from arena.ladder.accounts import Participant, activate_bot, create_participant, participant_by_name, participant_by_token, set_bot_status
 from arena.ladder.uploads.archive import read_manifest
 from arena.ladder.checker import Checker
+from arena.ladder.competition.final_job import FinalJob
+from arena.ladder.competition.published import Published, publish
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database, now
 from arena.ladder.ladder import Ladder
@@ -85,6 +87,7 @@ class Server:
         self.supervisor = Supervisor()
         self.supervisor.add("checker", self.checker.run, Checker.STALE_S)
         self.supervisor.add("ladder", self.ladder.run, Ladder.STALE_S)
+        self.final = FinalJob(config, sandbox, self.db, cluster)
         self._house()
 
     def is_admin(self, token: str) -> bool:
@@ -109,6 +112,7 @@ class Server:
         self.supervisor.start()
 
     def stop(self) -> None:
+        self.final.stop()  # between two games: its stored games kept, the next start_final resumes it
         self.supervisor.stop()
         self.checker.wake.set()
         self.ladder.stop()
@@ -154,6 +158,18 @@ class Server:
         done = set_bot_status(self.db, bot, BotState.ACTIVE, "")
         self.ladder.poke()
         return done
+
+    def start_final(self) -> bool:
+        """Play the final (or resume it) in the background, the ladder paused so it has the machine; False when
+        it is running already. What the organiser's button and API call, and the phase `final`."""
+        return self.final.start(before=lambda: self.set_paused(True))
+
+    def publish_results(self) -> Published:
+        """Publish the final's results (/results and its downloads); ServerError while the final runs or before
+        it was played. What the organiser's button and API call, and the phase `closed`."""
+        if self.final.running:
+            raise ServerError("the final is still running: publish its results once it has ended")
+        return publish(self.config, self.db)
 
     def health(self) -> dict[str, Any]:
         """The ladder's state and each background part's (alive, last heartbeat, restarts, last error), for the

@@ -22,7 +22,7 @@ def check_server_packages() -> None:
 
 # The organiser's subcommands (`arena serve CONFIG SUBCOMMAND ...`), each module beside this one attaching its
 # commands to `serve_command`; imported only when a subcommand is asked for.
-SUBCOMMAND_MODULES: tuple[str, ...] = ()
+SUBCOMMAND_MODULES: tuple[str, ...] = ("final", "publish")
 
 
 class ServeGroup(click.Group):
