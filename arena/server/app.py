@@ -15,7 +15,7 @@ from starlette.routing import Route
 from starlette.schemas import SchemaGenerator
 
 from arena import __version__
-from arena.server import api, api_admin, pages, pages_account
+from arena.server import api, api_admin, pages, pages_account, results_pages
 from arena.server.http import PAGES_PER_MINUTE, BodyLimit, Cache, PageRateLimit, WarningHeader, error_handler
 from arena.ladder.service import Server
 from arena.server.web_session import error_page, is_page
@@ -33,7 +33,7 @@ def openapi(request: Request) -> Response:
 
 
 def build(server: Server, pages_per_minute: int = PAGES_PER_MINUTE) -> Any:
-    routes = [*api.ROUTES, *api_admin.ROUTES, *pages.ROUTES, *pages_account.ROUTES, Route("/api/v1/openapi.json", openapi, include_in_schema=False)]
+    routes = [*api.ROUTES, *api_admin.ROUTES, *pages.ROUTES, *pages_account.ROUTES, *results_pages.ROUTES, Route("/api/v1/openapi.json", openapi, include_in_schema=False)]
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         server.start()  # once the socket is bound: a server that cannot listen plays no game

@@ -114,12 +114,12 @@ def stage_setup(config: ServerConfig, sandbox: bool, field: list[Entrant], secre
                          options=dict(config.options), players=config.players, entrants=(*people, *house), root=Path("/"),
                          seed=rules.seed, schedule=schedule, sandbox=SandboxPolicy(enabled=sandbox),
                          time_control=config.time_control, limits=config.limits, store=qualifying_store(config),
-                         replays=folder / "qualifying-replays", keep_logs=True)
+                         replays=folder / "qualifying-replays", keep_logs=False)
     return PlaySetup(file=folder / "final.yaml", name=f"{config.name} final", game=config.game, options=dict(config.options),
                      players=config.players, entrants=tuple(people), root=Path("/"), seed=rules.seed,
                      schedule=ScheduleSetup(rounds=rules.rounds, deals=Deals.SPREAD, fill=Fill.CYCLE),
                      sandbox=SandboxPolicy(enabled=sandbox), time_control=config.time_control, limits=config.limits,
-                     store=final_store(config), replays=folder / "replays", keep_logs=True,
+                     store=final_store(config), replays=folder / "replays", keep_logs=False,
                      stop=StopRule(confidence=rules.confidence, min_rounds=rules.min_rounds))
 
 

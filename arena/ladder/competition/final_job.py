@@ -74,5 +74,5 @@ class FinalJob:
             state = "interrupted" if self.outcome.interrupted else "done"
         else:
             state = "stored" if final_store(self.config).is_file() else "not started"
-        return {"state": state, "error": self.error, "started": self.started, "store": str(final_store(self.config)),
+        return {"state": state, "error": self.error, "started_at": self.started, "store": str(final_store(self.config)),
                 "outcome": summary_json(self.outcome) if self.outcome is not None else None}

@@ -118,7 +118,7 @@ def publish(config: ServerConfig, db: Database | None = None, viewers: bool = Tr
     record = sign_results(key, {**facts, "public_key": public_pem(key), "games": _games(store, folder)})
     results = folder / "results.json"
     results.write_bytes(dumps(record) + b"\n")
-    report = build_report(store, folder / "report", viewers=viewers)
+    report = build_report(store, folder / "report", viewers=viewers, public=True)
     return Published(folder, standings, table, results, report.index, info.counted_games)
 
 
