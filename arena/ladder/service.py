@@ -27,6 +27,7 @@ from arena.results.lock import StoreLock, lock_path
 from arena.ladder.accounts import Participant, activate_bot, create_participant, participant_by_name, participant_by_token, set_bot_status
 from arena.ladder.uploads.archive import read_manifest
 from arena.ladder.checker import Checker
+from arena.ladder.competition.export import field_yaml
 from arena.ladder.competition.final_job import FinalJob
 from arena.ladder.competition.published import Published, publish
 from arena.ladder.config import ServerConfig
@@ -170,6 +171,10 @@ class Server:
         if self.final.running:
             raise ServerError("the final is still running: publish its results once it has ended")
         return publish(self.config, self.db)
+
+    def field_yaml(self) -> str:
+        """The participants' active bots as a tournament config (`arena ladder export --format yaml`)."""
+        return field_yaml(self.config, self.db)
 
     def health(self) -> dict[str, Any]:
         """The ladder's state and each background part's (alive, last heartbeat, restarts, last error), for the

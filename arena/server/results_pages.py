@@ -194,6 +194,17 @@ def admin_section(request: Request, csrf: str) -> str:
             '</button></form></div>')
 
 
+def api_field(request: Request) -> Response:
+    """The participants' active bots as a tournament config (YAML in `yaml`): `arena ladder export --format yaml`.
+    Their commands and folders on this server: the organiser's only.
+    ---
+    responses: {200: {description: the field's tournament config}}
+    """
+    admin(request)
+    server = state(request)
+    return answer(request, {"yaml": server.field_yaml(), "name": server.config.name})
+
+
 def _page(path: str, endpoint: Any, method: str = "GET") -> Route:
     return Route(path, endpoint, methods=[method], include_in_schema=False)
 
@@ -203,5 +214,5 @@ ROUTES = [
     _page("/results/report/{path:path}", report_file),
     _page("/admin/final", page_action, "POST"), _page("/admin/publish", page_action, "POST"),
     Route("/api/v1/admin/final", api_final, methods=["GET"]), Route("/api/v1/admin/final", api_start_final, methods=["POST"]),
-    Route("/api/v1/admin/publish", api_publish, methods=["POST"]),
+    Route("/api/v1/admin/publish", api_publish, methods=["POST"]), Route("/api/v1/admin/field", api_field),
 ]

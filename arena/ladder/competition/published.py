@@ -30,6 +30,7 @@ from arena.ladder.db import Database
 from arena.ladder.queries import Reads
 from arena.results.store import Store
 from arena.stats.analysis import analyse
+from arena.textsafe import csv_cell
 from arena.web.report_page import build_report
 
 
@@ -81,7 +82,8 @@ def standings_csv(rows: list[dict[str, JSON]]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for r in rows:
-        writer.writerow(["" if r.get(c) is None else r.get(c) for c in COLUMNS])
+        writer.writerow(["" if r.get(c) is None else csv_cell(r.get(c), 600) if isinstance(r.get(c), str) else r.get(c)
+                         for c in COLUMNS])
     return out.getvalue()
 
 
