@@ -81,7 +81,7 @@ async def results_page(request: Request) -> Response:
     if data is None:
         body = (f"{head}<main><h1>{name}: results</h1><p id=\"not-published\">the results are not published yet: "
                 "the organiser publishes them once the final has been played</p></main>")
-        return html_page(f"{server.config.name}: results", body, 404)
+        return html_page(f"{server.config.name}: results", body)  # the page is there; its results are not yet
     settled = bool(data.get("settled"))
     verdict = ("every place is settled" if settled else
                'places marked <span class="unsettled-mark">?</span> are not settled: the statistics disagree on them, '

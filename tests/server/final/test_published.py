@@ -97,7 +97,8 @@ def _client(server: Server, token: str | None = None) -> TestClient:
 
 def test_the_results_page_shows_each_place_how_sure_and_the_downloads(played: Server) -> None:
     anyone = _client(played)
-    assert anyone.get("/results").status_code == 404  # not published yet
+    before = anyone.get("/results")
+    assert before.status_code == 200 and 'id="not-published"' in before.text and "final-standings" not in before.text
     assert anyone.get("/results/standings.csv").status_code == 404
     publish(played.config, played.db)
     page = anyone.get("/results")
