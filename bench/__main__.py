@@ -138,6 +138,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "server-load": ("Server under a crowd: SSE viewers, uploads, 100,000 games", ["bench.bench_load", "--write"]),
     "archive": ("Hostile archives against the server's unpacker (issue 36)", ["bench.bench_archive", "--write"]),
     "kits": ("What a language costs: the starter kits", ["bench.bench_kits", "--write"]),
+    "final": ("A competition's final: the stop rule against the fixed schedule", ["bench.bench_final", "--write"]),
 }
 # Sections that are records, not benchmarks: each compares against something no command on this tree can
 # rerun (the build before a change, a fresh machine's CI run), so `python -m bench` keeps them as they are.
