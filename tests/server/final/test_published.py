@@ -5,6 +5,8 @@ organiser's final and publish actions (the admin token only)."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -98,7 +100,7 @@ def _client(server: Server, token: str | None = None) -> TestClient:
 def test_the_results_page_shows_each_place_how_sure_and_the_downloads(played: Server) -> None:
     anyone = _client(played)
     before = anyone.get("/results")
-    assert before.status_code == 200 and 'id="not-published"' in before.text and "final-standings" not in before.text
+    assert before.status_code == 200 and 'id="not-published"' in before.text and 'id="final-standings"' not in before.text
     assert anyone.get("/results/standings.csv").status_code == 404
     publish(played.config, played.db)
     page = anyone.get("/results")
@@ -139,3 +141,26 @@ def test_only_the_organiser_starts_the_final_and_publishes(played: Server, tmp_p
     assert played.paused  # the ladder gives the final the machine
     done = organiser.post("/api/v1/admin/publish")
     assert done.status_code == 200 and (published_folder(played.config) / "results.json").is_file()
+
+
+def test_the_admin_page_buttons_need_the_pages_csrf_token(played: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page on another origin posting the organiser's publish form (the organiser's cookie would not even be
+    sent: SameSite=Strict; here it is, as the worst case) is refused; the control without the check publishes."""
+    from arena.server import results_pages
+
+    organiser = TestClient(build(played), base_url="http://testserver")
+    organiser.cookies.set("arena_session", ADMIN)
+    page = organiser.get("/admin").text
+    assert 'action="/admin/final"' in page and 'action="/admin/publish"' in page
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert csrf is not None
+    for headers, sent in (({"Origin": "https://evil.example"}, csrf.group(1)), ({"Origin": "http://testserver"}, "forged")):
+        r = organiser.post("/admin/publish", data={"csrf": sent}, headers=headers, follow_redirects=False)
+        assert r.status_code == 403 and not published_folder(played.config).exists()
+    own = organiser.post("/admin/publish", data={"csrf": csrf.group(1)}, headers={"Origin": "http://testserver"},
+                         follow_redirects=False)
+    assert own.status_code == 303 and own.headers["location"] == "/results"
+    shutil.rmtree(published_folder(played.config))
+    monkeypatch.setattr(results_pages, "check_write", lambda request, session, sent: session)  # the control
+    r = organiser.post("/admin/publish", data={}, headers={"Origin": "https://evil.example"}, follow_redirects=False)
+    assert r.status_code == 303 and published_folder(played.config).exists()
