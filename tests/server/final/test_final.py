@@ -105,3 +105,19 @@ def test_a_final_needs_two_participants(tmp_path: Path) -> None:
     with pytest.raises(ServerError, match="at least 2 participants"):
         run_final(config, False, executor=lambda: FakeExecutor({}))
     assert not final_store(config).exists()
+
+
+def test_no_entrant_meets_a_deal_twice_and_deals_are_shared_across_the_field(tmp_path: Path) -> None:
+    names = ["ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal"]  # 8 entrants, 4 seats: 70 tables a round
+    config = competition(tmp_path, names, rounds=1, min_rounds=2)
+    run_final(config, False, executor=lambda: FakeExecutor({n: 0.0 for n in names}))
+    with Store.open_existing(final_store(config)) as store:
+        games = list(store.counted_games())
+    assert len(games) == 70 * 4
+    met: dict[int, list[int]] = {}
+    for g in games:
+        for entrant in g.seats:
+            met.setdefault(entrant, []).append(g.seed)
+    assert all(len(seeds) == len(set(seeds)) for seeds in met.values())  # nobody meets a deal twice
+    tables_per_deal = [len({g.table for g in games if g.seed == seed}) for seed in {g.seed for g in games}]
+    assert max(tables_per_deal) == 2  # a deal goes to 2 entrant-disjoint tables (8 entrants / 4 seats)
