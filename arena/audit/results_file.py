@@ -85,9 +85,10 @@ def check_results(path: str, key: Ed25519PublicKey) -> ResultsCheck:
     games = record.get("games")
     if not isinstance(games, list):
         raise SignatureError(f"{clean(path, 200)!r} lists no games")
+    qualifying = record.get("qualifying_games")
     folder = Path(path).resolve().parent
     checked = missing = 0
-    for game in games:
+    for game in [*games, *(qualifying if isinstance(qualifying, list) else [])]:
         replay = game.get("replay") if isinstance(game, dict) else None
         if not isinstance(replay, str):
             continue

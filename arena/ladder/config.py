@@ -59,6 +59,11 @@ class HouseBot:
     name: str
     command: tuple[str, ...]
 
+    def folder(self, config_dir: Path) -> Path:
+        """Where it runs: the folder of the last file its command names, else the config's folder."""
+        files = [Path(a) for a in self.command if a.startswith("/")]
+        return files[-1].parent if files else config_dir
+
 
 @dataclass(frozen=True)
 class ServerConfig:

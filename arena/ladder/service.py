@@ -17,7 +17,6 @@ import secrets
 import threading
 import time
 from collections import defaultdict, deque
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from arena.tournament.config.cluster import ClusterSpec
@@ -104,9 +103,7 @@ class Server:
                 cur = conn.execute("INSERT INTO participants(name, token_hash, is_house, created) VALUES(?, ?, 1, ?)",
                                    (name, "none:" + secrets.token_hex(16), now()))
                 owner = int(cur.lastrowid or 0)
-            files = [Path(a) for a in bot.command if a.startswith("/")]
-            folder = files[-1].parent if files else self.config.path.resolve().parent
-            activate_bot(self.db, owner, None, bot.name, "house", bot.command, str(folder))
+            activate_bot(self.db, owner, None, bot.name, "house", bot.command, str(bot.folder(self.config.path.resolve().parent)))
 
     def start(self) -> None:
         self._forget_orphans()

@@ -106,8 +106,8 @@ def stage_setup(config: ServerConfig, sandbox: bool, field: list[Entrant], secre
     people = [EntrantSetup(e.participant, e.command, cwd=e.folder, env={"ARENA_SEED": _bot_seed(secret, str(e.bot))})
               for e in field]
     if qualifying:
-        house = [EntrantSetup(f"house.{h.name}", h.command, env={"ARENA_SEED": _bot_seed(secret, h.name)})
-                 for h in config.house_bots]
+        house = [EntrantSetup(f"house.{h.name}", h.command, cwd=str(h.folder(config.path.resolve().parent)),
+                              env={"ARENA_SEED": _bot_seed(secret, h.name)}) for h in config.house_bots]
         schedule = ScheduleSetup(format=Format.GAUNTLET, rounds=rules.qualifying_rounds, deals=Deals.SPREAD,
                                  fill=Fill.CYCLE, candidates=tuple(e.participant for e in field))
         return PlaySetup(file=folder / "qualifying.yaml", name=f"{config.name} qualifying", game=config.game,

@@ -23,7 +23,7 @@ from arena.audit.signing import load_or_create_key, public_pem
 from arena.core.scheduled import seat_entrants
 from arena.errors import ServerError
 from arena.jsonvalue import JSON, dumps, loads
-from arena.ladder.competition.final import final_folder, final_store
+from arena.ladder.competition.final import final_folder, final_store, qualifying_store
 from arena.ladder.competition.places import COLUMNS, DECIDED_BY, places
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database
@@ -117,7 +117,10 @@ def publish(config: ServerConfig, db: Database | None = None, viewers: bool = Tr
     table = folder / "standings.csv"
     table.write_text(standings_csv(rows), encoding="utf-8")
     key = load_or_create_key(config.key_file)
-    record = sign_results(key, {**facts, "public_key": public_pem(key), "games": _games(store, folder)})
+    signed: dict[str, JSON] = {**facts, "public_key": public_pem(key), "games": _games(store, folder)}
+    if qualifying_store(config).is_file():  # the qualifying gauntlet's games too, apart (they decide who played)
+        signed["qualifying_games"] = _games(qualifying_store(config), folder)
+    record = sign_results(key, signed)
     results = folder / "results.json"
     results.write_bytes(dumps(record) + b"\n")
     report = build_report(store, folder / "report", viewers=viewers, public=True)

@@ -17,7 +17,7 @@ from arena.ladder.states import BotState
 from arena.ladder.accounts import set_bot_status
 from arena.results.store import Store
 
-from tests.server.final.support import FakeExecutor, competition
+from tests.server.final.support import SAMPLES, FakeExecutor, competition
 
 CLEAR = {"ann": 30.0, "bob": 20.0, "cy": 10.0, "dee": 0.0}  # far apart: the order settles at the first look
 
@@ -91,7 +91,7 @@ def test_more_entrants_than_top_play_a_qualifying_gauntlet_first(tmp_path: Path)
     config = competition(tmp_path, list(field), top=4)
     with pytest.raises(ServerError, match="house_bots"):
         run_final(config, False, executor=lambda: FakeExecutor(field))
-    house = parse({**dict(config.raw), "house_bots": [{"name": "rnd", "command": ["python3", str(Path(config.raw["data"]).parent)]}]},
+    house = parse({**dict(config.raw), "house_bots": [{"name": "rnd", "command": ["python3", str(SAMPLES / "python" / "random_bot.py")]}]},
                   config.path)
     outcome = run_final(house, False, executor=lambda: FakeExecutor(field))
     assert outcome.qualifying is not None and qualifying_store(house).is_file()
