@@ -59,7 +59,7 @@ def competition(config: ServerConfig) -> None:
         db.close()
 
 
-def play(folder: Path, rounds: int, stop: bool, sandbox: bool) -> dict[str, float]:
+def play(folder: Path, rounds: int, stop: bool, sandbox: bool) -> dict[str, float | str]:
     """One final in a fresh data folder: wall seconds, games the standings count, games played, the stop round."""
     folder.mkdir(parents=True)
     data = {"name": "bench-final", "game": "kododo", "players": 4, "data": str(folder / "data"),
@@ -75,7 +75,8 @@ def play(folder: Path, rounds: int, stop: bool, sandbox: bool) -> dict[str, floa
     with Store.open_existing(final_store(config)) as store:
         info, record = store.info(), store.stop()
     return {"wall": wall, "counted": float(info.counted_games), "played": float(outcome.final.played),
-            "round": float(record.after_round + 1) if record is not None else float(rounds)}
+            "round": float(record.after_round + 1) if record is not None else float(rounds),
+            "state": outcome.final.stop_state or ""}
 
 
 def main() -> None:
@@ -90,23 +91,24 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-final-") as tmp:
         ruled = play(Path(tmp) / "stop", args.rounds, True, sandbox)
         full = play(Path(tmp) / "full", args.rounds, False, sandbox) if args.full else None
-    rate = ruled["played"] / ruled["wall"]
-    full_wall = full["wall"] if full is not None else fixed_games / rate
+    rate = float(ruled["played"]) / float(ruled["wall"])
+    full_wall = float(full["wall"]) if full is not None else fixed_games / rate
     how = "measured" if full is not None else f"estimated: {fixed_games} games at the stop-rule run's {rate:.1f} games/s"
-    settled = ruled["round"] < args.rounds or ruled["counted"] < fixed_games
+    settled = float(ruled["round"]) < args.rounds or float(ruled["counted"]) < fixed_games
     figures = [
-        Figure("final of 8 bots, Kododo 4p: games to a settled order with the stop rule", "games", (ruled["counted"],)),
+        Figure("final of 8 bots, Kododo 4p: games to a settled order with the stop rule", "games", (float(ruled["counted"]),)),
         Figure("final of 8 bots, Kododo 4p: games of the fixed schedule", "games", (float(fixed_games),)),
-        Figure("final of 8 bots, Kododo 4p: wall time with the stop rule (2 workers)", "s", (ruled["wall"],)),
+        Figure("final of 8 bots, Kododo 4p: wall time with the stop rule (2 workers)", "s", (float(ruled["wall"]),)),
         Figure(f"final of 8 bots, Kododo 4p: wall time of the fixed schedule ({'measured' if full else 'estimated'})", "s",
                (full_wall,)),
         Figure("final of 8 bots, Kododo 4p: games a second", "games/s", (rate,)),
     ]
     rows = ["| | stop rule (confidence 0.95, min_rounds 4, every adjacent pair) | fixed schedule |", "|---|---|---|",
-            f"| rounds | {ruled['round']:.0f} of {args.rounds}{'' if settled else ' (not settled: played to the maximum)'} "
+            f"| rounds | {float(ruled['round']):.0f} of {args.rounds}{'' if settled else ' (not settled: played to the maximum)'} "
             f"| {args.rounds} |",
-            f"| games | {ruled['counted']:.0f} | {fixed_games} |",
-            f"| wall time | {ruled['wall']:.0f} s | {full_wall:.0f} s ({how}) |"]
+            f"| games | {float(ruled['counted']):.0f} | {fixed_games} |",
+            f"| wall time | {float(ruled['wall']):.0f} s | {full_wall:.0f} s ({how}) |",
+            f"| the rule's last word | {ruled['state']} | - |"]
     text = report(COMMAND, f"one run; load average at the start {load:.2f} (a machine shared with other work); sandbox "
                   f"{'on' if sandbox else 'off (not available here)'}", [
         "A final as `arena serve CONFIG final` plays it: 8 participants (the sample Kododo heuristic at 64, 24, 10, 5, 3, 2",
