@@ -149,7 +149,7 @@ def api_final(request: Request) -> Response:
 def api_start_final(request: Request) -> Response:
     """Play the final (or resume it) in the background; the ladder is paused.
     ---
-    responses: {202: {description: started (or running already, `started` false)}}
+    responses: {202: {description: "started, or running already (started: false)"}}
     """
     admin(request)
     return answer(request, _start(request), 202)

@@ -164,3 +164,11 @@ def test_the_admin_page_buttons_need_the_pages_csrf_token(played: Server, monkey
     monkeypatch.setattr(results_pages, "check_write", lambda request, session, sent: session)  # the control
     r = organiser.post("/admin/publish", data={}, headers={"Origin": "https://evil.example"}, follow_redirects=False)
     assert r.status_code == 303 and published_folder(played.config).exists()
+
+
+def test_the_openapi_document_holds_the_final_routes(played: Server) -> None:
+    schema = _client(played).get("/api/v1/openapi.json")
+    assert schema.status_code == 200
+    paths = schema.json()["paths"]
+    assert {"/api/v1/admin/final", "/api/v1/admin/publish", "/api/v1/admin/field"} <= set(paths)
+    assert set(paths["/api/v1/admin/final"]) == {"get", "post"}
