@@ -58,3 +58,10 @@ def seat_label(entrant: str, name: str, version: str) -> str:
     own = " ".join(part for part in (clean(name, NAME_CHARS), clean(version, NAME_CHARS)) if part)
     who = clean(entrant, NAME_CHARS)
     return f"{who} ({own})" if own and own != who else who
+
+
+def csv_cell(text: object, limit: int = NAME_CHARS) -> str:
+    """A text a participant chose, for a CSV cell: cleaned, and never read as a formula by a spreadsheet
+    (a leading = + - @ is quoted with an apostrophe)."""
+    out = clean(text, limit)
+    return "'" + out if out[:1] in ("=", "+", "-", "@") else out

@@ -141,6 +141,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "kits": ("What a language costs: the starter kits", ["bench.bench_kits", "--write"]),
     "live": ("Live games: what the tap costs a game (issue 41)", ["bench.bench_live", "--write"]),
     "budget": ("Disk and games a day with the game-rate budget and retention (issue 37)", ["bench.bench_budget", "--write"]),
+    "final": ("A competition's final: the stop rule against the fixed schedule", ["bench.bench_final", "--write"]),
 }
 # Sections that are records, not benchmarks: each compares against something no command on this tree can
 # rerun (the build before a change, a fresh machine's CI run), so `python -m bench` keeps them as they are.

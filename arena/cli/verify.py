@@ -18,7 +18,8 @@ from arena.textsafe import clean
 @click.argument("replay", type=click.Path(dir_okay=False))
 @click.option("--key", "key", metavar="PUBKEY", default=None,
               help="Also prove the replay is one a competition server or a tournament's organiser (`arena run`) stored: "
-                   "their public key (PEM file); reads REPLAY.sig.json.")
+                   "their public key (PEM file); reads REPLAY.sig.json. REPLAY may also be a competition's signed results "
+                   "file (results.json of `arena serve CONFIG publish`): its signature and every replay it lists are checked.")
 @click.option("--signature", "signature", metavar="FILE", default=None, help="The signature record (default: REPLAY.sig.json).")
 @click.option("--original", metavar="FILE", type=click.Path(dir_okay=False), default=None,
               help="The replay REPLAY is a branch of: checked too, and the branch against it.")
@@ -29,7 +30,12 @@ def verify_command(replay: str, key: str | None, signature: str | None, original
     """Check REPLAY against the game's rules and its clock; the first mismatch is reported and the exit is
     non-zero. A branch (`arena replay`) is checked against its original when --original gives it."""
     if key is not None and store is None:
+        from arena.audit.results_file import check_results, is_results_file
         from arena.audit.signing import check, read_public_key
+
+        if is_results_file(replay):  # a competition's signed results file (`arena serve CONFIG publish`)
+            click.echo(check_results(replay, read_public_key(key)).line(replay))
+            return
 
         signed = check(replay, read_public_key(key), signature)
         r = signed.report

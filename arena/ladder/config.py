@@ -41,7 +41,7 @@ class LadderRules:
     fault_limit: int = 5  # faults in a row that suspend a bot
     check_games: int = 2  # games against the house bots in a submission's check
     workers: int = 1  # local worker processes
-    seed: int = 0
+    seed: int = 0  # the final's deals and seatings (with the server's secret)
     full_view_delay_s: float | None = None  # live pages: every hand this far behind the play; None: once the game is over
     check_workers: int = 2  # submissions checked at once (each check's processes mostly wait: more than the cores is fine)
 
@@ -56,9 +56,27 @@ class HumanGameRules:
 
 
 @dataclass(frozen=True)
+class FinalRules:
+    """`final:` in a server config: the final over each participant's active bot (`competition.final`)."""
+
+    top: int = 8  # the round-robin's entrants at most; with more, a qualifying gauntlet against the house bots first
+    rounds: int = 20  # the round-robin's rounds at most (the stop rule may end it sooner)
+    qualifying_rounds: int = 2  # rounds of the qualifying gauntlet
+    confidence: float = 0.95  # the stop rule's (`stop.confidence` of a tournament)
+    min_rounds: int = 4  # the stop rule's first look
+    workers: int | None = None  # local worker processes; None: the ladder's
+    seed: int = 0  # the final's seed: its deals and seatings
+
+
+@dataclass(frozen=True)
 class HouseBot:
     name: str
     command: tuple[str, ...]
+
+    def folder(self, config_dir: Path) -> Path:
+        """Where it runs: the folder of the last file its command names, else the config's folder."""
+        files = [Path(a) for a in self.command if a.startswith("/")]
+        return files[-1].parent if files else config_dir
 
 
 @dataclass(frozen=True)
@@ -81,6 +99,7 @@ class ServerConfig:
     max_request_bytes: int = 8 * 1024 * 1024
     admin_token_file: Path | None = None
     build: BuildSettings = field(default_factory=lambda: parse_settings(None))  # source submissions' languages
+    final: FinalRules = FinalRules()
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
     phases: "PhaseSchedule" = field(default_factory=lambda: PhaseSchedule())  # the deadline and later phase times
     quotas: Quotas = field(default_factory=Quotas)  # per participant (arena.ladder.budget_config)
@@ -129,6 +148,7 @@ TOP_KEYS = {"name", "game", "options", "players", "time_control", "limits", "lad
         "quotas", "budget"}
 TOP_KEYS |= {"phases"}  # the competition's calendar (PhaseSchedule, below)
 TOP_KEYS |= {"human_games"}  # people playing the ladder's bots (HumanGameRules)
+TOP_KEYS |= {"final"}  # the final (FinalRules)
 
 
 def load(path: str | os.PathLike[str]) -> ServerConfig:
@@ -169,6 +189,7 @@ def parse(data: Any, file: Path) -> ServerConfig:
                                         enumerate(r.listing(top.get("runtimes") or list(DEFAULT_RUNTIMES), "runtimes"))],
                                list(DEFAULT_RUNTIMES)))
     build = r.attempt(lambda: _build(r, top.get("build")), None)
+    final = r.attempt(lambda: r.section(top.get("final"), "final", FinalRules, _final_checks(r)), FinalRules())
     config = ServerConfig(
         path=file,
         name=text("name", file.stem) or file.stem,
@@ -188,6 +209,7 @@ def parse(data: Any, file: Path) -> ServerConfig:
         max_request_bytes=number("max_request_kb", 8192, 1) * 1024,
         admin_token_file=(root / token_file).resolve() if token_file else None,
         build=build if build is not None else parse_settings(None),
+        final=final,
         raw=top,
         phases=read_schedule(r, top.get("phases")),
         quotas=r.attempt(lambda: r.section(top.get("quotas"), "quotas", Quotas, quota_checks(
@@ -256,6 +278,19 @@ def _delay(r: Reader, value: Any, where: str) -> float:
     if seconds < 0:
         r.fail(where, f"expected a number of seconds, 0 or more (or null: every hand once the game is over), got {seconds}")
     return seconds
+
+
+def _final_checks(r: Reader) -> dict[str, Callable[[Any, str], Any]]:
+    def confidence(v: Any, w: str) -> float:
+        value = _real(r, v, w)
+        if not 0.5 <= value < 1:
+            r.fail(w, f"expected a number from 0.5 up to (not including) 1, got {value:g}")
+        return value
+
+    return {"top": lambda v, w: r.integer(v, w, minimum=2), "rounds": lambda v, w: r.integer(v, w, minimum=1),
+            "qualifying_rounds": lambda v, w: r.integer(v, w, minimum=1), "confidence": confidence,
+            "min_rounds": lambda v, w: r.integer(v, w, minimum=2),
+            "workers": lambda v, w: r.integer(v, w, minimum=1, allow_null=True), "seed": lambda v, w: r.integer(v, w, minimum=0)}
 
 
 def _archive_checks(r: Reader) -> dict[str, Callable[[Any, str], Any]]:

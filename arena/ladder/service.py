@@ -17,7 +17,6 @@ import secrets
 import threading
 import time
 from collections import defaultdict, deque
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from arena.tournament.config.cluster import ClusterSpec
@@ -29,6 +28,9 @@ from arena.ladder.uploads.archive import read_manifest
 from arena.ladder.checker import Checker
 from arena.ladder.competition.hub import Competition
 from arena.ladder.competition.retention import Upkeep
+from arena.ladder.competition.final.export import field_yaml
+from arena.ladder.competition.final.final_job import FinalJob
+from arena.ladder.competition.final.published import Published, publish
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database, now
 from arena.ladder.ladder import Ladder
@@ -98,6 +100,7 @@ class Server:
         self.competition = Competition(self.db, config.data, config.players, config.quotas, config.budget)
         self.ladder.side = self.competition
         self.supervisor.add("upkeep", self.competition.upkeep.run, Upkeep.STALE_S)
+        self.final = FinalJob(config, sandbox, self.db, cluster)
         self._house()
 
     def is_admin(self, token: str) -> bool:
@@ -113,9 +116,7 @@ class Server:
                 cur = conn.execute("INSERT INTO participants(name, token_hash, is_house, created) VALUES(?, ?, 1, ?)",
                                    (name, "none:" + secrets.token_hex(16), now()))
                 owner = int(cur.lastrowid or 0)
-            files = [Path(a) for a in bot.command if a.startswith("/")]
-            folder = files[-1].parent if files else self.config.path.resolve().parent
-            activate_bot(self.db, owner, None, bot.name, "house", bot.command, str(folder))
+            activate_bot(self.db, owner, None, bot.name, "house", bot.command, str(bot.folder(self.config.path.resolve().parent)))
 
     def start(self) -> None:
         self._forget_orphans()
@@ -123,6 +124,7 @@ class Server:
 
     def stop(self) -> None:
         self.human.stop()  # the games people play against the ladder's bots: their processes end with the server
+        self.final.stop()  # between two games: its stored games kept, the next start_final resumes it
         self.supervisor.stop()
         self.checker.wake.set()
         self.ladder.stop()
@@ -168,6 +170,22 @@ class Server:
         done = set_bot_status(self.db, bot, BotState.ACTIVE, "")
         self.ladder.poke()
         return done
+
+    def start_final(self) -> bool:
+        """Play the final (or resume it) in the background, the ladder paused so it has the machine; False when
+        it is running already. What the organiser's button and API call, and the phase `final`."""
+        return self.final.start(before=lambda: self.set_paused(True))
+
+    def publish_results(self) -> Published:
+        """Publish the final's results (/results and its downloads); ServerError while the final runs or before
+        it was played. What the organiser's button and API call, and the phase `closed`."""
+        if self.final.running:
+            raise ServerError("the final is still running: publish its results once it has ended")
+        return publish(self.config, self.db)
+
+    def field_yaml(self) -> str:
+        """The participants' active bots as a tournament config (`arena ladder export --format yaml`)."""
+        return field_yaml(self.config, self.db)
 
     def health(self) -> dict[str, Any]:
         """The ladder's state and each background part's (alive, last heartbeat, restarts, last error), for the

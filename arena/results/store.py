@@ -32,6 +32,8 @@ from arena.results.reindex import Plan, differences, reconcile, supersede
 from arena.results.stored import SCHEMA as _SCHEMA
 from arena.results.stored import SCHEMA_VERSION, RatedRows, StopRecord, StoredGame, StoreInfo, outside_arena, write_error
 
+SERVER_FINAL_STORE = Path("final") / "final.sqlite"  # a competition server's final, under its data folder
+
 __all__ = ["SCHEMA_VERSION", "Store", "StoreInfo", "StoredGame", "StopRecord"]
 
 
@@ -174,7 +176,10 @@ class Store:
             conn.close()
             raise StoreError(f"{path} is not an arena results store: {exc}") from None
         if meta.get("schema") != str(SCHEMA_VERSION):
+            server = not meta and _is_server_database(conn)
             conn.close()
+            if server:
+                raise StoreError(_server_database(path))
             raise StoreError(f"{path} is not an arena results store (schema {meta.get('schema')!r})")
         return store
 
@@ -376,3 +381,20 @@ class Store:
         except sqlite3.Error:
             pass  # only a cache: standings are computed anyway, and a read-only store is still readable
 
+
+
+def _is_server_database(conn: sqlite3.Connection) -> bool:
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError:
+        return False
+    return {"participants", "bots", "games"} <= tables
+
+
+def _server_database(path: Path) -> str:
+    """What `arena standings`/`arena report` say of a competition server's database: where its final is."""
+    final = path.parent / SERVER_FINAL_STORE
+    where = (f"its final's results store is {final}: give that" if final.is_file() else
+             f"its final, once played (`arena serve CONFIG final`), is the results store {final}")
+    return (f"{path} is a competition server's database (`arena serve`), not a results store: {where}; the ladder "
+            "itself: `arena ladder status --json` or `arena ladder export`")

@@ -24,7 +24,7 @@ from arena.ladder.results import public_path
 from arena.ladder.states import GameState
 from arena.server.http import ApiError, answer, api_viewer, cached, int_param, participant, path_id, state, take_upload
 from arena.audit.signing import SUFFIX
-from arena.server.api_competition import uploads_open
+from arena.server.competition.api_competition import uploads_open
 from arena.replay.reader import read_replay_bytes, replay_exists
 
 

@@ -16,8 +16,9 @@ from starlette.routing import Route
 from starlette.schemas import SchemaGenerator
 
 from arena import __version__
-from arena.server import api, api_admin, api_competition, pages, pages_account, pages_competition
+from arena.server import api, api_admin, pages, pages_account
 from arena.server.compete import api_challenges, pages_challenges, pages_play
+from arena.server.competition import api_competition, pages_competition, results_pages
 from arena.server.live import ladder_pages
 from arena.server.http import PAGES_PER_MINUTE, BodyLimit, Cache, PageRateLimit, WarningHeader, error_handler
 from arena.ladder.service import Server
@@ -37,7 +38,7 @@ def openapi(request: Request) -> Response:
 
 def build(server: Server, pages_per_minute: int = PAGES_PER_MINUTE) -> Any:
     routes = [*api.ROUTES, *api_admin.ROUTES, *pages.ROUTES, *pages_account.ROUTES, *api_competition.ROUTES,
-              *pages_competition.ROUTES, *api_challenges.ROUTES, *pages_challenges.ROUTES, *ladder_pages.ROUTES, *pages_play.ROUTES,
+              *pages_competition.ROUTES, *api_challenges.ROUTES, *pages_challenges.ROUTES, *ladder_pages.ROUTES, *pages_play.ROUTES, *results_pages.ROUTES,
               Route("/api/v1/openapi.json", openapi, include_in_schema=False)]
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:

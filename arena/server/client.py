@@ -20,7 +20,7 @@ import httpx
 
 from arena.build.pack import pack_bot_folder
 from arena.errors import BuildError, ClientError
-from arena.textsafe import clean
+from arena.textsafe import clean, csv_cell
 
 DEFAULT_SERVER = "http://127.0.0.1:8750"
 ARCHIVES = (".zip", ".tar.gz", ".tgz")
@@ -185,3 +185,20 @@ def leaderboard_text(board: list[dict[str, Any]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) if i in (1, 2, 6) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
     return "\n".join(lines) if board else "no active bot yet"
+
+
+LEADERBOARD_COLUMNS = ("rank", "id", "participant", "name", "version", "status", "rating", "mu", "sigma", "games", "wins",
+                       "faults", "form")
+
+
+def leaderboard_csv(board: list[dict[str, Any]]) -> str:
+    """The leaderboard as CSV (`arena ladder status --csv`, `arena ladder export --format csv`), names cleaned."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(LEADERBOARD_COLUMNS)
+    for b in board:
+        writer.writerow([csv_cell(b.get(c)) if isinstance(b.get(c), str) else b.get(c, "") for c in LEADERBOARD_COLUMNS])
+    return out.getvalue()

@@ -20,8 +20,9 @@ from arena.ladder import access
 from arena.ladder.states import BotState
 from arena.server.http import ApiError, path_id, state, take_upload
 from arena.server.pages_html import esc, nav
-from arena.server.api_competition import uploads_open
-from arena.server.pages_competition import admin_section, upload_closed_note
+from arena.server.competition.api_competition import uploads_open
+from arena.server.competition.pages_competition import admin_section, upload_closed_note
+from arena.server.competition.results_pages import admin_section as final_admin_section
 from arena.server.web_session import (COOKIE, PRESIGN, Viewer, check_signin, check_write, csrf_token, form, html_page,
                                       signin_token, viewer)
 
@@ -177,6 +178,7 @@ def admin_page(request: Request, new_token: tuple[str, str] | None = None) -> Re
     body = (_nav(session, "/admin") + "<main><h1>organiser</h1>"
             f'<h2>server health</h2><dl class="facts" id="health">{facts}</dl>{parts_table(health["parts"])}'
             f'<form method="post" action="/admin/ladder/{pause}">{csrf}<button type="submit">{pause} the ladder</button></form>'
+            + final_admin_section(request, csrf) +
             f'<h2>participants</h2>{shown}<form method="post" action="/admin/participants" class="row">{csrf}'
             '<label for="pname">new participant</label><input id="pname" name="name" required maxlength="40" '
             'pattern="[A-Za-z0-9._\\-]+"><button type="submit">add and show its token</button></form>'

@@ -27,7 +27,7 @@ def esc(value: object, limit: int = NAME_CHARS) -> str:
 
 
 def nav(who: str, admin: bool, current: str) -> str:
-    links = [("/", "leaderboard"), ("/live", "live games"), ("/submit", "submit a bot")] + ([("/admin", "admin")] if admin else [])
+    links = [("/", "leaderboard"), ("/live", "live games"), ("/submit", "submit a bot"), ("/results", "results")] + ([("/admin", "admin")] if admin else [])
     links += [("/versions", "versions and challenges")] if who and not admin else []
     items = "".join(f'<a href="{h}"{" aria-current=page" if h == current else ""}>{t}</a>' for h, t in links)
     account = (f'<span class="who">signed in: {esc(who)}</span> <a href="/signout">sign out</a>' if who

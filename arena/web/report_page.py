@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -42,7 +42,7 @@ class ReportSummary:
     seconds: float
 
 
-def _viewer_pages(games: Sequence[StoredGame], out: Path) -> tuple[dict[int, str], int, list[str]]:
+def _viewer_pages(games: Sequence[StoredGame], out: Path, public: bool = False) -> tuple[dict[int, str], int, list[str]]:
     """Write a viewer page per stored replay that has none or an older one; links by game index."""
     links: dict[int, str] = {}
     written = 0
@@ -62,7 +62,8 @@ def _viewer_pages(games: Sequence[StoredGame], out: Path) -> tuple[dict[int, str
             if not replay.is_file():
                 continue
             if not target.is_file() or target.stat().st_mtime < replay.stat().st_mtime:
-                viewer.write_viewer(replay, target, None, back_link="../index.html", assets=ASSET_DIR)
+                viewer.write_viewer(replay, target, None, back_link="../index.html", assets=ASSET_DIR,
+                                    private=_nobody if public else None)
                 written += 1
             links[g.index] = rel
         except (ArenaError, OSError) as exc:
@@ -135,8 +136,14 @@ def report_html(
     return page.shell(title, page.styles(["base.css", "report.css"]), body)
 
 
-def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[str], viewers: bool = True) -> ReportSummary:
-    """Write out_dir/index.html (and out_dir/replays/*.html for stored replays)."""
+def _nobody(seat: int) -> bool:
+    return False
+
+
+def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[str], viewers: bool = True,
+                 public: bool = False) -> ReportSummary:
+    """Write out_dir/index.html (and out_dir/replays/*.html for stored replays). `public` (a competition's
+    published results): no bot's stderr and no fault's detail, on any page (a bot's stderr is its owner's)."""
     started = time.perf_counter()
     out = Path(out_dir)
     # the facts of `arena standings` with its defaults, and the same cached intervals, except the re-rated mu
@@ -149,7 +156,7 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ReportError(f"cannot create the report folder {out}: {exc.strerror or exc} (choose another with -o)") from None
-    links, written, errors = _viewer_pages(games, out) if viewers else ({}, 0, [])
+    links, written, errors = _viewer_pages(games, out, public) if viewers else ({}, 0, [])
     history = rating_history([g.rated() for g in games], len(names))
     subtitle = f"{info.game} · {info.counted_games}/{info.total_games} games · {len(names)} entrants"
     if info.stop is not None:
@@ -165,8 +172,9 @@ def build_report(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         by_seat(games, len(names)),
         seats,
         rating_plot(history, names),
-        game_faults(games, names),
-        list(a.bot_faults),
+        [{k: v for k, v in f.items() if k not in ("detail", "stderr_tail")} for f in game_faults(games, names)] if public
+        else game_faults(games, names),
+        [(n, replace(f, detail="", stderr_tail=())) for n, f in a.bot_faults] if public else list(a.bot_faults),
         _games_json(games, links),
         [f"no viewer page: {e}" for e in errors],
     )

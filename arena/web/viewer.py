@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
+from typing import Callable
 
 from arena.errors import ReplayError
 from arena.games.registry import get_game
@@ -38,10 +39,12 @@ SCRIPTS = ["games.js", "viewer.js"]
 ASSETS = STYLES + SCRIPTS
 
 
-def viewer_html(record: GameRecord, perspective: Perspective, back_link: str | None = None, assets: str | None = None) -> str:
-    """The page for one perspective: organiser (every seat's views) or seat k (seat k's views only)."""
+def viewer_html(record: GameRecord, perspective: Perspective, back_link: str | None = None, assets: str | None = None,
+                private: Callable[[int], bool] | None = None) -> str:
+    """The page for one perspective: organiser (every seat's views) or seat k (seat k's views only);
+    `private` as `viewer_data`'s (whose stderr and fault details the page holds)."""
     title = f"{record.game} {clean(record.game_id, NAME_CHARS)} ({perspective.label})"
-    return viewer_page(viewer_data(record, perspective), title, back_link, assets=assets)
+    return viewer_page(viewer_data(record, perspective, private), title, back_link, assets=assets)
 
 
 def viewer_page(data: dict[str, JSON], title: str, back_link: str | None = None, back_text: str = "← report",
@@ -68,10 +71,10 @@ def game_renderer(game: JSON, nonce: str | None) -> str:
 
 
 def write_viewer(replay: str | os.PathLike[str], out: str | os.PathLike[str], seat: int | None = None,
-                 back_link: str | None = None, assets: str | None = None) -> Path:
+                 back_link: str | None = None, assets: str | None = None, private: Callable[[int], bool] | None = None) -> Path:
     """Read a replay, write its viewer page to `out`; returns the path written."""
     record = load_game_record(replay)
-    text = viewer_html(record, Perspective(seat), back_link, assets)
+    text = viewer_html(record, Perspective(seat), back_link, assets, private)
     target = Path(out)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

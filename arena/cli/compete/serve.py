@@ -24,6 +24,7 @@ def check_server_packages() -> None:
 # commands to `serve_command`; imported only when a subcommand is asked for.
 SUBCOMMAND_MODULES: tuple[str, ...] = ()
 SUBCOMMAND_MODULES += ("phase", "accounts", "backup")  # phases, a class's accounts, backup and restore
+SUBCOMMAND_MODULES += ("final", "publish")  # the final and its published results
 
 
 class ServeGroup(click.Group):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -100,12 +101,21 @@ def ladder_group() -> None:
 
 @ladder_group.command("status")
 @click.option("--server", default=None, help=SERVER_HELP)
-def status_command(server: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the server's facts and its leaderboard as JSON.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the leaderboard as CSV.")
+def status_command(server: str | None, as_json: bool, as_csv: bool) -> None:
     """Print the leaderboard of the server's ladder."""
-    from arena.server.client import Client, leaderboard_text, settings
+    from arena.server.client import Client, leaderboard_csv, leaderboard_text, settings
 
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
     client = Client(settings(server, None))
     try:
+        if as_json or as_csv:
+            board = client.leaderboard()
+            click.echo(json.dumps({"server": client.info(), "leaderboard": board}, indent=1) if as_json
+                       else leaderboard_csv(board), nl=as_json)
+            return
         info = client.info()
         state = "paused" if info.get("paused") else "running"
         click.echo(f"{info.get('name')} ({info.get('game')}): {info.get('games')} games, the ladder is {state}")
@@ -119,3 +129,32 @@ def status_command(server: str | None) -> None:
             click.echo(clean(info.get("phase"), 200))  # the competition's phase and deadline
     finally:
         client.close()
+
+
+@ladder_group.command("export")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "yaml"]), required=True,
+              help="csv/json: the leaderboard of the active bots; yaml: a tournament config of the participants' "
+                   "active bots (the organiser's: needs the admin token), to replay the field offline with `arena run`.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The file to write (default: print it).")
+@click.option("--server", default=None, help=SERVER_HELP)
+@click.option("--token", default=None, help="For yaml: the organiser's admin token (else $ARENA_TOKEN or the config file).")
+def export_command(fmt: str, output: Path | None, server: str | None, token: str | None) -> None:
+    """Export the server's ladder: its leaderboard (csv, json) or its field as a tournament config (yaml)."""
+    from arena.server.client import Client, leaderboard_csv, settings
+
+    client = Client(settings(server, token if fmt == "yaml" else None))
+    try:
+        if fmt == "yaml":
+            text = str(client.call("GET", "/api/v1/admin/field")[1].get("yaml", ""))
+        elif fmt == "json":
+            text = json.dumps({"server": client.info(), "leaderboard": client.leaderboard()}, indent=1) + "\n"
+        else:
+            text = leaderboard_csv(client.leaderboard())
+    finally:
+        client.close()
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    output.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {output}" + (f" (replay the field with `arena run {output}`)" if fmt == "yaml" else ""), err=True)

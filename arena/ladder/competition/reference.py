@@ -41,6 +41,7 @@ TOP: dict[str, tuple[str, str]] = {  # key: (default, what it is)
     "phases": ("no deadline", "the competition's calendar: deadline (open -> frozen), final, closed, timezone (see below)"),
     "quotas": ("see below", "per participant: uploads a day, challenges a day and their games"),
     "budget": ("see below", "per server: the game rate, idle when settled, challenges' share, replay retention, the disk budget"),
+    "final": ("see below", "the final over each participant's active bot: a round-robin with the stop rule, a qualifying gauntlet above `top`"),
     "human_games": ("see below", "unranked games participants play in person against ladder bots (a bot page's form)"),
 }
 
@@ -77,6 +78,7 @@ def sections() -> list[tuple[str, list[tuple[str, Any, str]]]]:
             ("quotas", Quotas, [f.name for f in dataclasses.fields(Quotas)], {}),
             ("budget", Budget, [f.name for f in dataclasses.fields(Budget)], {}),
 
+            ("final", config.FinalRules, [f.name for f in dataclasses.fields(config.FinalRules)], {}),
             ("human_games", config.HumanGameRules, [f.name for f in dataclasses.fields(config.HumanGameRules)], {})):
         described = {**comments(cls), **extra}
         default = cls()
