@@ -30,7 +30,7 @@ from arena.ladder.competition.hub import Competition
 from arena.ladder.competition.retention import Upkeep
 from arena.ladder.competition.final.export import field_yaml
 from arena.ladder.competition.final.final_job import FinalJob
-from arena.ladder.competition.final.published import Published, publish
+from arena.ladder.competition.final.published import Published, close_with_results, publish
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database, now
 from arena.ladder.ladder import Ladder
@@ -204,8 +204,12 @@ class Server:
         return self.phases.current()
 
     def set_phase(self, to: Phase | str, who: str) -> Change:
-        """The organiser moves the competition to the next phase; PhaseError (nothing changed) out of order."""
-        change = self.phases.advance(to, who)
+        """The organiser moves the competition to the next phase; PhaseError (nothing changed) out of order.
+        Closing publishes the final's results first (ServerError, nothing changed, while it runs or before it was played)."""
+        if (to if isinstance(to, Phase) else str(to)) in (Phase.CLOSED, Phase.CLOSED.value):
+            change, _published = close_with_results(self.config, self.db, self.phases, who, running=self.final.running)
+        else:
+            change = self.phases.advance(to, who)
         self.ladder.poke()
         return change
 

@@ -26,8 +26,13 @@ def phase_command(config: ServerConfig, to: str) -> None:
     db = Database(config.database)
     try:
         phases = Phases(db, config.phases)
-        if to != "show":
-            phases.advance(to, f"organiser (CLI, {getpass.getuser()})")
+        who = f"organiser (CLI, {getpass.getuser()})"
+        if to == "closed":  # closed means published: the final's results first (ServerError, nothing changed, without them)
+            from arena.ladder.competition.final.published import close_with_results
+
+            close_with_results(config, db, phases, who)
+        elif to != "show":
+            phases.advance(to, who)
         found = phases.current()
     finally:
         db.close()

@@ -172,3 +172,23 @@ def test_the_openapi_document_holds_the_final_routes(played: Server) -> None:
     paths = schema.json()["paths"]
     assert {"/api/v1/admin/final", "/api/v1/admin/publish", "/api/v1/admin/field"} <= set(paths)
     assert set(paths["/api/v1/admin/final"]) == {"get", "post"}
+
+
+def test_closing_the_competition_publishes_the_final_and_the_final_must_have_ended(played: Server,
+                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil as _shutil
+
+    from arena.errors import PhaseError, ServerError
+
+    _shutil.rmtree(published_folder(played.config), ignore_errors=True)
+    with pytest.raises(PhaseError):  # open: closed is two steps away, nothing changed
+        played.set_phase("closed", "organiser")
+    played.set_phase("frozen", "organiser")
+    played.set_phase("final", "organiser")
+    with monkeypatch.context() as still:
+        still.setattr(type(played.final), "running", property(lambda self: True))  # the final still playing
+        with pytest.raises(ServerError, match="still running"):
+            played.set_phase("closed", "organiser")
+    assert played.phase().phase.value == "final" and not (published_folder(played.config) / "results.json").exists()
+    played.set_phase("closed", "organiser")  # the control: once it has ended, closing publishes
+    assert played.phase().phase.value == "closed" and (published_folder(played.config) / "results.json").is_file()

@@ -25,6 +25,7 @@ from arena.errors import ServerError
 from arena.jsonvalue import JSON, dumps, loads
 from arena.ladder.competition.final.final import final_folder, final_store, qualifying_store
 from arena.ladder.competition.final.places import COLUMNS, DECIDED_BY, places
+from arena.ladder.competition.phases import Change, Phase, Phases
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database
 from arena.ladder.queries import Reads
@@ -134,3 +135,17 @@ def load_published(config: ServerConfig) -> dict[str, Any] | None:
         return None
     data: Any = loads(path.read_bytes())
     return data if isinstance(data, dict) else None
+
+
+def close_with_results(config: ServerConfig, db: Database, phases: Phases, who: str,
+                       running: bool = False) -> tuple[Change, Published | None]:
+    """Move the competition from `final` to `closed`, the final's results published first: every page is
+    read-only once closed, so this is their last write. PhaseError when not in the final; ServerError while
+    the final is still running (nothing published, the phase unchanged). A competition that played no final
+    closes with nothing published (its ladder is its result; /results says no final was played)."""
+    if phases.phase is not Phase.FINAL:
+        return phases.advance(Phase.CLOSED, who), None  # PhaseError saying which step comes next
+    if running:
+        raise ServerError("the final is still running: close the competition once it has ended")
+    published = publish(config, db) if final_store(config).is_file() else None
+    return phases.advance(Phase.CLOSED, who), published
