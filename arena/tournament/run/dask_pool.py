@@ -48,7 +48,7 @@ from collections import deque
 from typing import Any, Sequence, TextIO
 
 from arena.tournament.config.cluster import ClusterError, ClusterSpec
-from arena.tournament.run.cluster.bundles import ClusterSetup, WorkerUnfit, pack_entrant
+from arena.tournament.run.cluster.bundles import ClusterSetup, WorkerUnfit, in_place, pack_entrant
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
 
 IN_FLIGHT_PER_WORKER = 2  # batches per worker: one playing, one ready, as the local pool does
@@ -70,8 +70,12 @@ def import_distributed() -> Any:
 class DaskExecutor:
     """`Executor` over a Dask cluster: a scheduler's address, or a LocalCluster started here."""
 
-    def __init__(self, spec: ClusterSpec, batch: int = BATCH, notices: TextIO | None = None) -> None:
+    def __init__(self, spec: ClusterSpec, batch: int = BATCH, notices: TextIO | None = None,
+                 shared_path: bool = False) -> None:
+        """`shared_path`: the bots' files are at the same path on every worker (a network file system):
+        they are run from there, not sent (the design before bots travelled by hash)."""
         self.spec = spec
+        self.shared_path = shared_path
         self.batch = batch
         self.notices = notices
         self.dd = import_distributed()
@@ -106,6 +110,9 @@ class DaskExecutor:
         """Each entrant packed by hash and its archive scattered to the cluster (once per hash)."""
         bundles = []
         for entrant in setup.config.entrants:
+            if self.shared_path:
+                bundles.append(in_place(entrant))
+                continue
             bundle, data = pack_entrant(entrant)
             if bundle.sha256 not in self.archives:
                 self.archives[bundle.sha256] = self.client.scatter(data, broadcast=True, hash=False)
@@ -119,7 +126,7 @@ class DaskExecutor:
     def _seated(self, tasks: Sequence[GameTask]) -> dict[str, Any]:
         assert self.setup is not None
         hashes = {self.setup.bundles[e].sha256 for task in tasks for e in task.game.seats}
-        return {sha: self.archives[sha] for sha in hashes}
+        return {sha: self.archives[sha] for sha in hashes if sha}
 
     def submit(self, task: GameTask) -> None:
         self.buffer.append(task)
@@ -280,7 +287,7 @@ class DaskExecutor:
             self.workers = {i: tuple(ws) for i, ws in allowed.items()}
 
     def _seated_all(self, setup: ClusterSetup) -> dict[str, Any]:
-        return {b.sha256: self.archives[b.sha256] for b in setup.bundles}
+        return {b.sha256: self.archives[b.sha256] for b in setup.bundles if b.sha256}
 
     def _next_finished(self) -> Any:
         """The next finished future; a scheduler out of reach for LOST_AFTER_S ends the run."""

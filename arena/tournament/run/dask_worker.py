@@ -82,6 +82,9 @@ class BotCache(WorkerPlugin):
         config = setup.setup.config
         entrants = []
         for entrant, bundle in zip(config.entrants, setup.bundles):
+            if not bundle.sha256:
+                entrants.append(entrant)  # a shared path: run from where it is
+                continue
             folder = self.cache.unpack(key, bundle.sha256, functools.partial(archives.__getitem__, bundle.sha256))
             entrants.append(placed(entrant, bundle, folder))
         return replace(config, entrants=tuple(entrants))

@@ -135,8 +135,15 @@ def runtime_missing(bundle: BotBundle) -> str | None:
     return None if shutil.which(runtime) else runtime
 
 
+def in_place(entrant: EntrantConfig) -> BotBundle:
+    """A bundle of no archive: the entrant runs from its own paths, which must exist on every worker."""
+    return BotBundle("", 0, entrant.command, entrant.cwd, "")
+
+
 def placed(entrant: EntrantConfig, bundle: BotBundle, folder: str) -> EntrantConfig:
     """The entrant as it runs from its bundle unpacked in `folder` (its sandbox shows that folder)."""
+    if not bundle.sha256:
+        return entrant
     shown = bundle.cwd.startswith(BUNDLE + "/")
     sandbox = replace(entrant.sandbox, show_cwd=shown)
     return replace(entrant, command=bundle.command(folder), cwd=bundle.workdir(folder), sandbox=sandbox)
