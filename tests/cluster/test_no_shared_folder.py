@@ -41,11 +41,13 @@ def _bots(tmp_path: Path) -> Path:
 
 
 def _config(tmp_path: Path, name: str) -> Path:
+    js = tmp_path / "bots" / "js"
     data = {
         "name": "no-shared-folder", "game": "kododo", "players": 3,
-        "entrants": [{"name": f"bot{i}", "command": ["{python}", f"bots/bot{i}/bot.py", "--salt", f"s{i}"], "cwd": f"bots/bot{i}"}
-                     for i in range(4)],
-        "schedule": {"rounds": 1}, "seed": 11, "sandbox": False,  # the workers' view is the point, not the bots' sandbox
+        "entrants": _entrants(),
+        "schedule": {"rounds": 1}, "seed": 11,
+        **({"entrants": [*_entrants(), {"name": "js", "command": ["node", "bots/js/random_bot.js", "2"], "cwd": "bots/js"}]}
+           if js.is_dir() else {}), "sandbox": False,  # the workers' view is the point, not the bots' sandbox
         "output": {"store": f"{name}.sqlite"},
     }
     path = tmp_path / f"{name}.yaml"
@@ -53,10 +55,15 @@ def _config(tmp_path: Path, name: str) -> Path:
     return path
 
 
+def _entrants() -> list[dict[str, Any]]:
+    return [{"name": f"bot{i}", "command": ["{python}", f"bots/bot{i}/bot.py", "--salt", f"s{i}"], "cwd": f"bots/bot{i}"}
+            for i in range(4)]
+
+
 class Cluster:
     """A scheduler and two workers, each a process of its own; `hide`: folders each worker cannot see."""
 
-    def __init__(self, tmp_path: Path, hide: tuple[Path, ...]) -> None:
+    def __init__(self, tmp_path: Path, hide: tuple[Path, ...], jails: tuple[list[str], list[str]] = ([], [])) -> None:
         self.file = tmp_path / f"scheduler-{len(hide)}.json"
         self.procs: list[subprocess.Popen[bytes]] = []
         log = (tmp_path / "dask.log").open("ab")
@@ -69,6 +76,7 @@ class Cluster:
             jail = ["bwrap", "--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc"]
             for folder in hide:
                 jail += ["--tmpfs", str(folder)]
+            jail += jails[i]
             self.procs.append(subprocess.Popen([*jail, DASK, "worker", "--scheduler-file", str(self.file), "--nthreads", "1",
                                                 "--no-dashboard", "--name", f"w{i}"], stdout=log, stderr=log, env=env))
         self.address = json.loads(self.file.read_text())["address"]
@@ -106,9 +114,9 @@ def hidden(tmp_path: Path, mark: str) -> Iterator[Cluster]:  # noqa: F811 - pyte
     cluster.close()
 
 
-def _run(tmp_path: Path, name: str, address: str, shared_path: bool) -> runner.RunSummary:
+def _run(tmp_path: Path, name: str, address: str, shared_path: bool, notices: Any = None) -> runner.RunSummary:
     cfg = tconfig.load(_config(tmp_path, name))
-    executor = DaskExecutor(ClusterSpec.parse(address), shared_path=shared_path)
+    executor = DaskExecutor(ClusterSpec.parse(address), shared_path=shared_path, notices=notices)
     return runner.run(cfg, quiet=True, executor=executor, secret=SECRET)
 
 
@@ -139,3 +147,39 @@ def test_control_the_shared_path_design_passes_when_the_folder_is_shown(tmp_path
     finally:
         cluster.close()
     assert summary.played == summary.total == 12
+
+
+def test_a_worker_whose_cache_is_read_only_says_so_and_the_other_plays_every_game(tmp_path: Path, mark: str) -> None:  # noqa: F811
+    bots = _bots(tmp_path)
+    cache = tmp_path / "cache0-1"
+    cache.mkdir()
+    cluster = Cluster(tmp_path, (bots,), (["--ro-bind", str(cache), str(cache)], []))
+    notices = tmp_path / "notices.txt"
+    try:
+        with notices.open("w") as out:
+            summary = _run(tmp_path, "readonly", cluster.address, shared_path=False, notices=out)
+    finally:
+        cluster.close()
+    assert summary.played == summary.total == 12
+    said = notices.read_text()
+    assert "plays no games" in said and "cannot be written" in said and str(cache) in said, said
+    assert list((tmp_path / "cache1-1" / "archives").glob("*.tgz")), "the other worker kept no bot"
+
+
+def test_a_worker_lacking_a_runtime_names_it_and_gets_none_of_that_entrants_games(tmp_path: Path, mark: str) -> None:  # noqa: F811
+    bots = _bots(tmp_path)
+    (bots / "js").mkdir()
+    shutil.copy(Path(__file__).parents[2] / "sample_bots" / "js" / "random_bot.js", bots / "js")
+    node = shutil.which("node")
+    assert node is not None
+    cluster = Cluster(tmp_path, (bots,), ([], ["--ro-bind", "/dev/null", node]))  # worker 1: no node
+    notices = tmp_path / "notices.txt"
+    try:
+        with notices.open("w") as out:
+            summary = _run(tmp_path, "runtime", cluster.address, shared_path=False, notices=out)
+    finally:
+        cluster.close()
+    assert summary.played == summary.total
+    said = notices.read_text()
+    assert "plays no game of entrant 'js'" in said and "runtime missing: node" in said, said
+    assert [f for _, f in summary.bot_faults if f.kind.value == "start_failed"] == [], "a js game went to the worker without node"
