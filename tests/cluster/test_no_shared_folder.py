@@ -132,6 +132,12 @@ def test_workers_that_cannot_see_the_bots_folder_play_them_by_hash(tmp_path: Pat
     assert summary.standings == expected.standings
     archives = [p for i in range(2) for p in (tmp_path / f"cache{i}-1" / "archives").glob("*.tgz")]
     assert archives, "no worker kept an archive in its cache"
+    bots = tmp_path / "bots"
+    match = subprocess.run([str(Path(sys.executable).parent / "arena"), "match", "kododo", f"{sys.executable} {bots}/bot0/bot.py",
+                            f"{sys.executable} {bots}/bot1/bot.py --salt x", "--games", "6", "--no-sandbox", "--json",
+                            "--store", str(tmp_path / "match.sqlite"), "--cluster", hidden.address],
+                           capture_output=True, text=True, timeout=300)
+    assert json.loads(match.stdout)["games"] == 6, match.stderr[-2000:]
 
 
 def test_control_the_shared_path_design_fails_when_the_folder_is_hidden(tmp_path: Path, hidden: Cluster) -> None:
