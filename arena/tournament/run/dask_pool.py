@@ -48,7 +48,7 @@ from collections import deque
 from typing import Any, Sequence, TextIO
 
 from arena.tournament.config.cluster import ClusterError, ClusterSpec
-from arena.tournament.run.cluster.bundles import ClusterSetup, WorkerUnfit, in_place, pack_entrant
+from arena.tournament.run.cluster.bundles import BotBundle, ClusterSetup, WorkerUnfit, in_place, pack_entrant
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
 
 IN_FLIGHT_PER_WORKER = 2  # batches per worker: one playing, one ready, as the local pool does
@@ -106,10 +106,18 @@ class DaskExecutor:
         self.check_workers(self.setup)
         self.capacity = IN_FLIGHT_PER_WORKER * self.batch * max(1, count - len(self.excluded))
 
-    def _bundled(self, setup: PlayerSetup) -> ClusterSetup:
-        """Each entrant packed by hash and its archive scattered to the cluster (once per hash)."""
-        bundles = []
-        for entrant in setup.config.entrants:
+    def grow(self, setup: PlayerSetup, retired: tuple[int, ...] = ()) -> None:
+        """The field changed: the new entrants are packed and their archives scattered, and the next
+        batches carry the new setup; each worker grows its player when it next plays (no bot restarted)."""
+        assert self.setup is not None
+        self.setup = self._bundled(setup, self.setup.bundles, self.setup.version + 1, retired)
+
+    def _bundled(self, setup: PlayerSetup, known: tuple[BotBundle, ...] = (), version: int = 0,
+                 retired: tuple[int, ...] = ()) -> ClusterSetup:
+        """Each entrant packed by hash (those in `known` already are) and its archive scattered to the
+        cluster (once per hash)."""
+        bundles = list(known)
+        for entrant in setup.config.entrants[len(known):]:
             if self.shared_path:
                 bundles.append(in_place(entrant))
                 continue
@@ -118,7 +126,7 @@ class DaskExecutor:
                 self.archives[bundle.sha256] = self.client.scatter(data, broadcast=True, hash=False)
             bundles.append(bundle)
         keys = {sha: future.key for sha, future in self.archives.items()}
-        cluster_setup = ClusterSetup(setup, tuple(bundles), keys)
+        cluster_setup = ClusterSetup(setup, tuple(bundles), keys, version, retired)
         # Sent to every worker once (and fetched by a worker that joins later), not pickled per game.
         self.setup_data = self.client.scatter(cluster_setup, broadcast=True, hash=False)
         return cluster_setup

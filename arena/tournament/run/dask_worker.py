@@ -27,6 +27,7 @@ from arena.referee.session import BotProcess, BotSpec
 from arena.core.faults import Fault
 from arena.tournament.run.cluster.botcache import ArchiveCache, BundleMismatch, CacheError
 from arena.tournament.run.cluster.bundles import ClusterSetup, WorkerUnfit, placed, runtime_missing
+from arena.tournament.config.entrants import EntrantConfig
 from arena.tournament.config.tournament import TournamentConfig
 from arena.tournament.run.messages import GameDone, GameFailed, GameTask, WorkerBug
 from arena.tournament.run.player import GamePlayer, play_event
@@ -43,6 +44,8 @@ class BotCache(WorkerPlugin):
 
     def __init__(self) -> None:
         self.players: dict[str, GamePlayer] = {}
+        self.places: dict[str, dict[int, EntrantConfig]] = {}  # run key -> entrant -> as placed in its unpacked bundle
+        self.versions: dict[str, int] = {}  # run key -> the field version its player plays
         self.thread: concurrent.futures.ThreadPoolExecutor | None = None
         self.archives: ArchiveCache | None = None
         self.finished: deque[float] = deque(maxlen=10_000)  # when each game ended here: games per minute
@@ -71,10 +74,30 @@ class BotCache(WorkerPlugin):
             raise RuntimeError("the arena plugin was used before its setup")
         return self.archives
 
-    def player(self, key: str, setup: ClusterSetup, archives: Mapping[str, bytes]) -> GamePlayer:
+    def player(self, key: str, setup: ClusterSetup, archives: Mapping[str, bytes], seats: set[int]) -> GamePlayer:
+        """The run's player, its field at `setup`'s version, with the entrants in `seats` placed in their
+        unpacked bundles (an entrant is unpacked the first time this worker seats it: a bot that joins a
+        running field costs the others nothing, and none of their processes is restarted)."""
+        places = self.places.setdefault(key, {})
         player = self.players.get(key)
+        known = self.versions.get(key, -1)
+        fresh = [i for i in sorted(seats) if i not in places]
+        for i in fresh:
+            entrant, bundle = setup.setup.config.entrants[i], setup.bundles[i]
+            folder = self.cache.unpack(key, bundle.sha256, functools.partial(archives.__getitem__, bundle.sha256)) if bundle.sha256 else ""
+            places[i] = placed(entrant, bundle, folder)
+        if player is not None and not fresh and known >= setup.version:
+            return player
+        base = setup.setup.config
+        config = replace(base, entrants=tuple(places.get(i, e) for i, e in enumerate(base.entrants)))
         if player is None:
-            player = self.players[key] = GamePlayer(replace(setup.setup, config=self.placed(key, setup, archives)))
+            player = self.players[key] = GamePlayer(replace(setup.setup, config=config))
+        else:
+            player.grow(config)
+        if known < setup.version:
+            for gone in setup.retired:
+                self.on_thread(functools.partial(player.retire, gone))
+        self.versions[key] = max(known, setup.version)
         return player
 
     def placed(self, key: str, setup: ClusterSetup, archives: Mapping[str, bytes]) -> TournamentConfig:
@@ -90,6 +113,8 @@ class BotCache(WorkerPlugin):
         return replace(config, entrants=tuple(entrants))
 
     def close(self, key: str) -> list[tuple[str, Fault]]:
+        self.places.pop(key, None)
+        self.versions.pop(key, None)
         player = self.players.pop(key, None)
         if self.archives is not None:
             self.archives.release(key)
@@ -115,7 +140,7 @@ def play_batch(key: str, setup: ClusterSetup, archives: Mapping[str, bytes],
     worker = get_worker()
     cache = _cache(worker)
     try:
-        player = cache.player(key, setup, archives)
+        player = cache.player(key, setup, archives, {e for task in tasks for e in task.game.seats})
     except (CacheError, BundleMismatch) as exc:
         return WorkerUnfit(worker.address, str(exc))
     events: list[GameDone | GameFailed | WorkerBug] = []

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from typing import Iterator, Sequence
 
-from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTask, PlayerSetup, Stop, WorkerLost
+from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTask, Grow, PlayerSetup, Stop, WorkerLost
 from arena.tournament.run.affinity import pin
 from arena.tournament.run.signals import sigint_ignored, uninterrupted
 from arena.exits import describe_exit
@@ -145,6 +145,16 @@ class LocalPool:
             proc.start()
         theirs.close()  # only the worker holds its end: its death (or ours) closes the pipe
         return _Worker(self.started, proc, mine, cpu)
+
+    def grow(self, setup: PlayerSetup, retired: tuple[int, ...] = ()) -> None:
+        """The field changed: every worker hears it before its next task; no bot process is restarted.
+        A worker started later (in place of a lost one) starts with the new setup."""
+        self.setup = setup
+        for worker in self.workers:
+            try:
+                worker.conn.send(Grow(setup, retired))
+            except OSError:
+                pass  # it died: its EOF is read next
 
     def submit(self, task: GameTask) -> None:
         worker = min((w for w in self.workers if w.open), key=lambda w: len(w.tasks))

@@ -157,6 +157,8 @@ class ClusterSetup:
     setup: PlayerSetup
     bundles: tuple[BotBundle, ...]
     keys: Mapping[str, str]
+    version: int = 0  # the field's version: a worker that has played an older one grows its player to this one
+    retired: tuple[int, ...] = ()  # entrants that left the field: their bots are closed
 
 
 @dataclass(frozen=True)
