@@ -40,7 +40,9 @@ result arrives. A lost scheduler stops the run with one line; a rerun resumes fr
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+from pathlib import Path
 import time
 import traceback
 import uuid
@@ -48,6 +50,8 @@ from collections import deque
 from typing import Any, Sequence, TextIO
 
 from arena.tournament.config.cluster import ClusterError, ClusterSpec
+from arena.tournament.run.cluster.crosscheck import Claim, PlayedBatch
+from arena.rng import keyed_seed
 from arena.tournament.run.cluster.bundles import BotBundle, ClusterSetup, WorkerUnfit, in_place, pack_entrant
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
 
@@ -71,9 +75,13 @@ class DaskExecutor:
     """`Executor` over a Dask cluster: a scheduler's address, or a LocalCluster started here."""
 
     def __init__(self, spec: ClusterSpec, batch: int = BATCH, notices: TextIO | None = None,
-                 shared_path: bool = False) -> None:
+                 shared_path: bool = False, verify: bool = True) -> None:
         """`shared_path`: the bots' files are at the same path on every worker (a network file system):
-        they are run from there, not sent (the design before bots travelled by hash)."""
+        they are run from there, not sent (the design before bots travelled by hash). `verify`: each
+        result is checked by another worker before it is stored (`cluster.crosscheck`; off only to
+        show what the check stops)."""
+        self.verify = verify
+        self.checking: dict[str, dict[int, tuple[GameDone, bytes, str]]] = {}  # check key -> what it checks
         self.spec = spec
         self.shared_path = shared_path
         self.batch = batch
@@ -137,9 +145,7 @@ class DaskExecutor:
         return {sha: self.archives[sha] for sha in hashes if sha}
 
     def submit(self, task: GameTask) -> None:
-        self.buffer.append(task)
-        if len(self.buffer) >= self.batch:
-            self._flush(1)
+        self.buffer.append(task)  # sent by `next_event`, in as many batches as workers wait for
 
     def _flush(self, parts: int) -> None:
         """Send the buffered tasks as (at least) `parts` batches, each restricted to the workers that
@@ -180,7 +186,7 @@ class DaskExecutor:
 
     def next_event(self) -> Event:
         while not self.ready:
-            idle = IN_FLIGHT_PER_WORKER * self._usable() - len(self.inflight)
+            idle = IN_FLIGHT_PER_WORKER * self._usable() - (len(self.inflight) - len(self.checking))
             if self.buffer and (idle > 0 or not self.inflight):  # a worker would wait: send what there is
                 self._flush(max(1, idle))
             self._collect(self._next_finished())
@@ -190,7 +196,7 @@ class DaskExecutor:
         tasks = self.futures.pop(future.key)
         del self.inflight[future.key]
         try:
-            events: list[GameDone | GameFailed | WorkerBug] | WorkerUnfit = future.result()  # on the worker
+            events: Any = future.result()  # on the worker: a PlayedBatch, a WorkerUnfit, or a check's verdicts
         except self.dd.KilledWorker as exc:
             self.ready.append(WorkerLost(worker=_worker_name(exc), detail="it died while playing these games", tasks=tasks))
         except (OSError, self.dd.client.FutureCancelledError) as exc:
@@ -198,12 +204,67 @@ class DaskExecutor:
         except Exception:  # noqa: BLE001 - outside `play_event` (unpickling, the plugin): a bug, reported as the pool does
             self.ready.append(WorkerBug(tasks[0], "".join(traceback.format_exception(*_exc_info(future)))))
         else:
-            if isinstance(events, WorkerUnfit):  # it cannot keep bots: it plays no more, the others go on
+            if future.key in self.checking:
+                self._checked(self.checking.pop(future.key), events)
+            elif isinstance(events, WorkerUnfit):  # it cannot keep bots: it plays no more, the others go on
                 self.excluded.add(events.worker)
                 self._say(f"arena: Dask worker {events.worker} plays no more games: {events.detail}")
                 self.ready.append(WorkerLost(worker=f"Dask worker {events.worker}", detail=events.detail, tasks=tasks))
             else:
-                self.ready.extend(events)
+                self._played(events)
+
+    def _played(self, batch: PlayedBatch) -> None:
+        """A batch's results: each finished game's replay sent to another worker to be checked (or,
+        without `verify`, stored as claimed); the rest reported as they are."""
+        claims: dict[int, tuple[GameDone, bytes, str]] = {}
+        for event in batch.events:
+            replay = batch.replays.get(event.task.index) if isinstance(event, GameDone) else None
+            if isinstance(event, GameDone) and replay is not None:
+                if self.verify:
+                    claims[event.task.index] = (event, replay, batch.worker)
+                else:
+                    self.ready.append(self._kept(event, replay))
+            else:
+                self.ready.append(event)
+        if not claims:
+            return
+        from arena.tournament.run.cluster.crosscheck import check_batch
+
+        assert self.setup is not None
+        secret = self.setup.setup.secret
+        batch_claims = tuple(Claim(i, replay, keyed_seed(secret, "deal", done.task.game.seed), tuple(done.stored.played.points),
+                                   tuple(done.stored.ranks)) for i, (done, replay, _) in claims.items())
+        others = sorted(set(self.client.scheduler_info().get("workers", {})) - self.excluded - {batch.worker})
+        where: dict[str, Any] = {"workers": others, "allow_other_workers": False} if others else {}
+        self.batches += 1
+        tasks = tuple(done.task for done, _, _ in claims.values())
+        future = self.client.submit(check_batch, batch_claims, key=f"{self.key}-check{self.batches}", pure=False,
+                                    retries=0, **where)
+        self.futures[future.key] = tasks
+        self.inflight[future.key] = future
+        self.checking[future.key] = claims
+
+    def _checked(self, claims: dict[int, tuple[GameDone, bytes, str]], verdicts: list[tuple[int, str | None]]) -> None:
+        for index, problem in verdicts:
+            done, replay, worker = claims[index]
+            if problem is None:
+                self.ready.append(self._kept(done, replay))
+                continue
+            self.excluded.add(worker)
+            self._say(f"arena: Dask worker {worker}: its result of game {index} was refused ({problem}); "
+                      "it plays no more games, and the game is played again elsewhere")
+            self.ready.append(WorkerLost(worker=f"Dask worker {worker}", detail=f"its result did not match its replay: {problem}",
+                                         tasks=(done.task,)))
+
+    def _kept(self, done: GameDone, replay: bytes) -> GameDone:
+        """The game as the coordinator stores it: its replay written where the tournament keeps replays."""
+        assert self.setup is not None and done.stored.replay_path is not None
+        folder = self.setup.setup.config.replays
+        path = None
+        if folder is not None:
+            path = folder / Path(done.stored.replay_path).name
+            path.write_bytes(replay)
+        return GameDone(done.task, dataclasses.replace(done.stored, replay_path=str(path) if path is not None else None))
 
     def _say(self, line: str) -> None:
         print(line, file=self.notices if self.notices is not None else sys.stderr, flush=True)

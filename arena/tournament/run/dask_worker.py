@@ -16,6 +16,7 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import time
+from pathlib import Path
 from collections import deque
 from dataclasses import replace
 from typing import Callable, Mapping, TypeVar
@@ -26,6 +27,7 @@ from arena.errors import BotStartError
 from arena.referee.session import BotProcess, BotSpec
 from arena.core.faults import Fault
 from arena.tournament.run.cluster.botcache import ArchiveCache, BundleMismatch, CacheError
+from arena.tournament.run.cluster.crosscheck import PlayedBatch
 from arena.tournament.run.cluster.bundles import ClusterSetup, WorkerUnfit, placed, runtime_missing
 from arena.tournament.config.entrants import EntrantConfig
 from arena.tournament.config.tournament import TournamentConfig
@@ -89,7 +91,9 @@ class BotCache(WorkerPlugin):
         if player is not None and not fresh and known >= setup.version:
             return player
         base = setup.setup.config
-        config = replace(base, entrants=tuple(places.get(i, e) for i, e in enumerate(base.entrants)))
+        replays = self.cache.run_folder(key) / "replays"  # every game's replay, sent back to be checked (`crosscheck`)
+        replays.mkdir(parents=True, exist_ok=True)
+        config = replace(base, entrants=tuple(places.get(i, e) for i, e in enumerate(base.entrants)), replays=replays)
         if player is None:
             player = self.players[key] = GamePlayer(replace(setup.setup, config=config))
         else:
@@ -132,7 +136,7 @@ def _cache(worker: Worker | None = None) -> BotCache:
 
 
 def play_batch(key: str, setup: ClusterSetup, archives: Mapping[str, bytes],
-               tasks: tuple[GameTask, ...]) -> list[GameDone | GameFailed | WorkerBug] | WorkerUnfit:
+               tasks: tuple[GameTask, ...]) -> PlayedBatch | WorkerUnfit:
     """A Dask task: play a few scheduled games, one after the other, with this worker's long-lived bots;
     what became of each is `play_event`'s, as in the local pool (a lost worker is the scheduler's to report).
     `archives`: hash -> archive bytes of the bots it seats, which Dask brings here when this worker lacks them.
@@ -143,11 +147,19 @@ def play_batch(key: str, setup: ClusterSetup, archives: Mapping[str, bytes],
         player = cache.player(key, setup, archives, {e for task in tasks for e in task.game.seats})
     except (CacheError, BundleMismatch) as exc:
         return WorkerUnfit(worker.address, str(exc))
+    except OSError as exc:
+        return WorkerUnfit(worker.address, f"cannot keep replays in its bot cache: {exc}")
     events: list[GameDone | GameFailed | WorkerBug] = []
+    replays: dict[int, bytes] = {}
     for task in tasks:
-        events.append(cache.on_thread(functools.partial(play_event, player, task)))
+        event = cache.on_thread(functools.partial(play_event, player, task))
+        if isinstance(event, GameDone) and event.stored.replay_path is not None:
+            path = Path(event.stored.replay_path)
+            replays[task.index] = path.read_bytes()
+            path.unlink(missing_ok=True)
+        events.append(event)
         cache.finished.append(time.time())
-    return events
+    return PlayedBatch(worker.address, tuple(events), replays)
 
 
 def close_task(key: str, dask_worker: Worker) -> list[tuple[str, Fault]]:

@@ -158,6 +158,10 @@ class ArchiveCache:
             raise CacheError(f"cannot unpack a bot in the cache {self.root}: {exc.strerror or exc}") from None
         return str(folder)
 
+    def run_folder(self, key: str) -> Path:
+        """This worker's folder for run `key` (its unpacked bots, its replays); removed by `release`."""
+        return self.root / "runs" / f"{key}-{self.token}"
+
     def release(self, key: str) -> None:
         """The run `key` ended on this worker: its unpacked bots go; its archives stay, for the next run."""
         self.in_use.pop(key, None)
