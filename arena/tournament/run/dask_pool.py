@@ -57,6 +57,7 @@ from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFa
 
 IN_FLIGHT_PER_WORKER = 2  # batches per worker: one playing, one ready, as the local pool does
 BATCH = 8  # games per Dask task: its per-task cost paid once per batch
+WORKERS_S = 2.0  # how often the list of workers is asked again
 POLL_S = 0.5  # how often a wait checks that the scheduler is still there
 LOST_AFTER_S = 20.0  # a scheduler out of reach this long ends the run
 
@@ -101,6 +102,8 @@ class DaskExecutor:
         self.capacity = IN_FLIGHT_PER_WORKER * batch
         self.workers: dict[int, tuple[str, ...]] | None = None  # entrant -> the workers that may seat it (None: any)
         self.excluded: set[str] = set()  # workers that play nothing (their cache cannot be used)
+        self.known_workers: set[str] = set()
+        self.workers_at = -WORKERS_S - 1.0
 
     # --- Executor --------------------------------------------------------------------------------
 
@@ -169,13 +172,20 @@ class DaskExecutor:
                 self.inflight[future.key] = future
 
     def _usable(self) -> int:
-        workers = self.client.scheduler_info().get("workers", {})
-        return max(1, len(set(workers) - self.excluded))
+        return max(1, len(self._workers() - self.excluded))
+
+    def _workers(self) -> set[str]:
+        """The cluster's workers, asked of the scheduler at most every WORKERS_S (a round trip each time)."""
+        now = time.monotonic()
+        if now - self.workers_at > WORKERS_S:
+            self.known_workers = set(self.client.scheduler_info().get("workers", {}))
+            self.workers_at = now
+        return self.known_workers
 
     def _allowed(self, task: GameTask) -> tuple[str, ...] | None:
         if self.workers is None and not self.excluded:
             return None
-        everyone = set(self.client.scheduler_info().get("workers", {})) - self.excluded
+        everyone = self._workers() - self.excluded
         for entrant in task.game.seats:
             if self.workers is not None and entrant in self.workers:
                 everyone &= set(self.workers[entrant])
@@ -234,7 +244,7 @@ class DaskExecutor:
         secret = self.setup.setup.secret
         batch_claims = tuple(Claim(i, replay, keyed_seed(secret, "deal", done.task.game.seed), tuple(done.stored.played.points),
                                    tuple(done.stored.ranks)) for i, (done, replay, _) in claims.items())
-        others = sorted(set(self.client.scheduler_info().get("workers", {})) - self.excluded - {batch.worker})
+        others = sorted(self._workers() - self.excluded - {batch.worker})
         where: dict[str, Any] = {"workers": others, "allow_other_workers": False} if others else {}
         self.batches += 1
         tasks = tuple(done.task for done, _, _ in claims.values())
