@@ -161,7 +161,7 @@ def join(repeats: int) -> tuple[dict[str, tuple[float, ...]], tuple[float, ...]]
     Dask LocalCluster of 2, and how many of the other bots' processes were not the same after it."""
     import dataclasses
 
-    import psutil
+    import psutil  # type: ignore[import-untyped]
 
     from arena.core.scheduled import ScheduledGame
     from arena.tournament.run.local_pool import LocalPool

@@ -213,6 +213,14 @@ class Ladder:
         executor.start(setup)
         self.executor, self.field = executor, (*self.field, *(int(b["id"]) for b in joined))
 
+    def workers_status(self) -> list[dict[str, Any]]:
+        """The executor's workers (games per minute, bot cache), for the admin page and `arena ladder status`."""
+        status = getattr(self.executor, "workers_status", None)
+        try:
+            return list(status()) if status is not None else []
+        except Exception:  # noqa: BLE001 - the cluster is out of reach: the ladder's own error says so
+            return []
+
     def _retired(self, ids: set[int]) -> tuple[int, ...]:
         return tuple(i for i, bot in enumerate(self.field) if bot not in ids)
 

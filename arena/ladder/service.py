@@ -163,7 +163,7 @@ class Server:
         return {"healthy": all(not p["stale"] for p in parts), "paused": ladder.paused, "in_flight": len(ladder.inflight),
                 "field": list(ladder.field), "played_since_start": ladder.played, "ladder_error": ladder.error,
                 "ladder_alive": self.supervisor.parts["ladder"].alive, "checks_waiting": self.read.checks_waiting(),
-                "parts": parts}
+                "parts": parts, "workers": ladder.workers_status()}
 
     def submit(self, participant: int, data: bytes) -> tuple[int, str | None]:
         """Take an archive: (submission id, None) when it goes to the check, (id, reason) when refused."""

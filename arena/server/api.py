@@ -49,6 +49,9 @@ def info(request: Request) -> Response:
         "games": counts.get(GameState.DONE, 0), "in_flight": counts.get(GameState.PENDING, 0), "public_key": server.public_key,
         "runtimes": list(c.runtimes), "manifest": "manifest.json: {\"name\", \"version\", \"command\"} or {\"name\", \"version\", \"language\"}",
         "languages": [lang.to_json() for lang in c.build.languages], "build_limits": c.build.limits.describe(),
+        "workers": [{"worker": f"worker {i + 1}", "games_per_minute": w.get("games_per_minute", 0), "plays": w.get("plays", True),
+                     "cache": {k: v for k, v in dict(w.get("cache") or {}).items() if k != "folder"}}
+                    for i, w in enumerate(server.ladder.workers_status())],  # no address or folder: those are the organiser's
     })
 
 

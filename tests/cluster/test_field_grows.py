@@ -83,6 +83,10 @@ def test_a_new_entrant_plays_within_seconds_and_no_other_bot_restarts(tmp_path: 
         games.play(executor, [(0, 1), (1, 2), (0, 2), (2, 1)] * 2)
         before = _bots(mark)
         assert set(before) == {"s0", "s1", "s2"}
+        status = executor.workers_status()  # type: ignore[attr-defined]  # what the admin page and `arena ladder status` show
+        assert len(status) == 2 and sum(w["games_per_minute"] for w in status) == 8, status
+        if where == "dask":
+            assert all(w["cache"]["archives"] >= 1 and w["cache"]["refused"] == 0 for w in status), status
         joined = time.monotonic()
         if grows:
             executor.grow(PlayerSetup(full, secret=SECRET))

@@ -276,6 +276,17 @@ class DaskExecutor:
             path.write_bytes(replay)
         return GameDone(done.task, dataclasses.replace(done.stored, replay_path=str(path) if path is not None else None))
 
+    def workers_status(self) -> list[dict[str, Any]]:
+        """Each worker: its address, games it finished in the last minute, its bot cache (folder, archives,
+        bytes, limit, fetched, refused), and whether it plays (for the admin page and `arena ladder status`)."""
+        from arena.tournament.run.dask_worker import status_task
+
+        if self.client is None:
+            return []
+        answers: dict[str, dict[str, Any]] = self.client.run(status_task)
+        return [{"worker": address, "games_per_minute": a.get("games_per_minute", 0), "cache": a.get("cache", {}),
+                 "plays": address not in self.excluded} for address, a in sorted(answers.items())]
+
     def _say(self, line: str) -> None:
         print(line, file=self.notices if self.notices is not None else sys.stderr, flush=True)
 
