@@ -40,7 +40,6 @@ result arrives. A lost scheduler stops the run with one line; a rerun resumes fr
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 import time
@@ -50,8 +49,7 @@ from collections import deque
 from typing import Any, Sequence, TextIO
 
 from arena.tournament.config.cluster import ClusterError, ClusterSpec
-from arena.tournament.run.cluster.crosscheck import Claim, PlayedBatch
-from arena.rng import keyed_seed
+from arena.tournament.run.cluster.crosscheck import PlayedBatch, claim, kept
 from arena.tournament.run.cluster.bundles import BotBundle, ClusterSetup, WorkerUnfit, in_place, pack_entrant
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
 
@@ -233,7 +231,7 @@ class DaskExecutor:
                 if self.verify:
                     claims[event.task.index] = (event, replay, batch.worker)
                 else:
-                    self.ready.append(self._kept(event, replay))
+                    self.ready.append(kept(event, replay, self._replays()))
             else:
                 self.ready.append(event)
         if not claims:
@@ -241,9 +239,7 @@ class DaskExecutor:
         from arena.tournament.run.cluster.crosscheck import check_batch
 
         assert self.setup is not None
-        secret = self.setup.setup.secret
-        batch_claims = tuple(Claim(i, replay, keyed_seed(secret, "deal", done.task.game.seed), tuple(done.stored.played.points),
-                                   tuple(done.stored.ranks)) for i, (done, replay, _) in claims.items())
+        batch_claims = tuple(claim(done, replay, self.setup.setup.secret) for done, replay, _ in claims.values())
         others = sorted(self._workers() - self.excluded - {batch.worker})
         where: dict[str, Any] = {"workers": others, "allow_other_workers": False} if others else {}
         self.batches += 1
@@ -254,11 +250,14 @@ class DaskExecutor:
         self.inflight[future.key] = future
         self.checking[future.key] = claims
 
+    def _replays(self) -> Path | None:
+        return self.setup.setup.config.replays if self.setup is not None else None
+
     def _checked(self, claims: dict[int, tuple[GameDone, bytes, str]], verdicts: list[tuple[int, str | None]]) -> None:
         for index, problem in verdicts:
             done, replay, worker = claims[index]
             if problem is None:
-                self.ready.append(self._kept(done, replay))
+                self.ready.append(kept(done, replay, self._replays()))
                 continue
             self.excluded.add(worker)
             self._say(f"arena: Dask worker {worker}: its result of game {index} was refused ({problem}); "
@@ -266,15 +265,6 @@ class DaskExecutor:
             self.ready.append(WorkerLost(worker=f"Dask worker {worker}", detail=f"its result did not match its replay: {problem}",
                                          tasks=(done.task,)))
 
-    def _kept(self, done: GameDone, replay: bytes) -> GameDone:
-        """The game as the coordinator stores it: its replay written where the tournament keeps replays."""
-        assert self.setup is not None and done.stored.replay_path is not None
-        folder = self.setup.setup.config.replays
-        path = None
-        if folder is not None:
-            path = folder / Path(done.stored.replay_path).name
-            path.write_bytes(replay)
-        return GameDone(done.task, dataclasses.replace(done.stored, replay_path=str(path) if path is not None else None))
 
     def workers_status(self) -> list[dict[str, Any]]:
         """Each worker: its address, games it finished in the last minute, its bot cache (folder, archives,

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from arena.errors import ReplayError
+from arena.rng import keyed_seed
 from arena.tournament.run.messages import GameDone, GameFailed, WorkerBug
 
 
@@ -42,6 +44,22 @@ class Claim:
     seed: int  # the seed the coordinator keyed for the game
     points: tuple[int, ...]  # the result the playing worker claimed
     ranks: tuple[int, ...]
+
+
+def claim(done: GameDone, replay: bytes, secret: str) -> Claim:
+    """What the coordinator expects `done`'s replay to show: the seed it keys for the game, the result claimed."""
+    played = done.stored.played
+    return Claim(done.task.index, replay, keyed_seed(secret, "deal", done.task.game.seed), tuple(played.points),
+                 tuple(done.stored.ranks))
+
+
+def kept(done: GameDone, replay: bytes, folder: Path | None) -> GameDone:
+    """The game as the coordinator stores it: its replay written in `folder` (the tournament's replays), if any."""
+    path = None
+    if folder is not None and done.stored.replay_path is not None:
+        path = folder / Path(done.stored.replay_path).name
+        path.write_bytes(replay)
+    return GameDone(done.task, replace(done.stored, replay_path=str(path) if path is not None else None))
 
 
 def check_batch(claims: tuple[Claim, ...]) -> list[tuple[int, str | None]]:
