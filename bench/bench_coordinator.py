@@ -73,8 +73,8 @@ def measure(rounds: int, workers: int, after: bool) -> tuple[float, float, float
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=25, help="rounds of 4 games (default 25: 100 games a run)")
-    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=50, help="rounds of 4 games (default 50: 200 games a run)")
+    parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--write", action="store_true", help="write the figures into BENCHMARKS.md")
     args = parser.parse_args()
     started = time.perf_counter()

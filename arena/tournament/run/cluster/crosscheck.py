@@ -10,7 +10,7 @@ tournament keeps replays); any other is refused, the worker that played it named
 games, and the game played again elsewhere. With a single worker, it checks its own results (which
 catches a corrupted result, not a lying worker).
 
-Why on a worker: re-simulating a game costs about as much CPU as refereeing it (~6 ms for Kododo), far
+Why on a worker: re-simulating a game costs about as much CPU as refereeing it (~6 ms for a card game of the demo's size), far
 above the coordinator's budget per game; the workers have the CPU.
 """
 
