@@ -56,11 +56,13 @@ EXIT = {Verdict.BETTER: 0, Verdict.NOT_BETTER: 1, Verdict.UNDECIDED: 3}
 @click.option("--unpaired", is_flag=True, help="Give OLD deals of its own (no pairing): to measure what pairing saves.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict and figures as JSON (for CI; the exit status is the verdict's).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+@click.option("--cluster", metavar="ADDRESS", default=None,
+              help="Play the games on a Dask cluster (tcp://host:8786, or local:N); the bots travel to it by hash.")
 def match_command(
     game: str, new: str, old: str, fill: tuple[str, ...], players: int | None, max_games: int, sprt_text: str | None,
     seed: int, concurrency: int | None, no_pin: bool, config: str | None, options: tuple[str, ...], store: str | None,
     replays: str | None, keep_logs: bool, fresh: bool, secret: str | None, sandbox: bool | None, unpaired: bool, as_json: bool,
-    quiet: bool,
+    quiet: bool, cluster: str | None = None,
 ) -> None:
     """Does NEW beat OLD at GAME? NEW and OLD are bot commands (or entrant names of --config).
 
@@ -82,7 +84,14 @@ def match_command(
         click.echo(f"arena: note: {PAIRED_MATCH_WARNING}", err=True)
     if not as_json:
         click.echo(header(cfg, spec))
-    summary = play(cfg, spec, concurrency=concurrency, fresh=fresh, quiet=quiet or as_json, secret=secret, pin=not no_pin)
+    executor = None
+    if cluster is not None:
+        from arena.tournament.config.cluster import ClusterSpec
+        from arena.tournament.run.dask_pool import DaskExecutor
+
+        executor = DaskExecutor(ClusterSpec.parse(cluster))
+    summary = play(cfg, spec, concurrency=concurrency, fresh=fresh, quiet=quiet or as_json, secret=secret, pin=not no_pin,
+                   executor=executor)
     if as_json:
         click.echo(dumps_str(summary.to_json()))
     else:

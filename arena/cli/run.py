@@ -89,7 +89,7 @@ def run_command(
     if where is not None:
         from arena.tournament.run.dask_pool import DaskExecutor
 
-        executor = DaskExecutor(ClusterSpec.parse(where), live)
+        executor = DaskExecutor(ClusterSpec.parse(where), live=live)
     try:
         summary = runner.run(
             cfg, concurrency=concurrency, fresh=fresh, restart_bots=restart_bots or None, quiet=quiet, executor=executor,

@@ -1,10 +1,10 @@
 """The ladder: a thread that keeps the executor busy with matchmade games and stores each as it ends.
 
 It plays on the tournament executor seam (`arena.tournament.executor.Executor`): a local worker pool,
-or a Dask cluster with `--cluster`. Workers know the entrants they were started with, so when a new
-bot version joins, the ladder lets the games in flight finish, restarts the executor with the new
-field and goes on (a submission is a rare event; a game lasts about a second). Disabled and suspended
-bots simply stop being drawn. Each finished game is signed and committed with its rating update in
+or a Dask cluster with `--cluster`. When a new bot version joins, the running executor is told
+(`Executor.grow`: a message to its workers, the new bot an entrant added after the others) and its
+first game is drawn at once; no other bot process is restarted. Disabled, suspended and replaced bots
+stop being drawn and their processes are closed on the workers (retired in the same message). Each finished game is signed and committed with its rating update in
 one transaction; games in flight when the server stops are discarded at the next start.
 """
 
@@ -143,6 +143,7 @@ class Ladder:
         self.setup = ladder_setup(config, sandbox)
         self.field: tuple[int, ...] = ()  # bot ids the executor's workers know, in entrant order
         self.tournament: TournamentConfig | None = None  # their entrants: grown in code as bots join
+        self.retired: tuple[int, ...] = ()  # entrants of the field no longer active (their bots closed on the workers)
         self.inflight: dict[int, GameTask] = {}
         self.queued: deque[GameTask] = deque()  # reserved, waiting for room in the executor
         self.played = 0
@@ -197,9 +198,11 @@ class Ladder:
             part.beat()
             active = self._active()
             ids = {int(b["id"]) for b in active}
-            if self.executor is not None and not ids <= set(self.field):
-                self._drain()  # a new bot: let the games in flight end, then restart with it
+            if self.executor is not None and not hasattr(self.executor, "grow") and not ids <= set(self.field):
+                self._drain()  # an executor that cannot grow its field: let the games in flight end, restart with it
                 self._close(interrupted=False)
+            elif self.executor is not None and (not ids <= set(self.field) or self._retired(ids) != self.retired):
+                self._grow(active)  # a bot joined or left: the workers hear it, no bot process restarts
             paused = self.paused
             if paused and self.queued:  # tables reserved but not started: a paused ladder holds none (in_flight: 0)
                 for task in self.queued:
@@ -232,6 +235,29 @@ class Ladder:
             executor = LocalPool(self.config.ladder.workers, live=self.live)
         executor.start(setup)
         self.executor, self.field = executor, (*self.field, *(int(b["id"]) for b in joined))
+
+    def workers_status(self) -> list[dict[str, Any]]:
+        """The executor's workers (games per minute, bot cache), for the admin page and `arena ladder status`."""
+        status = getattr(self.executor, "workers_status", None)
+        try:
+            return list(status()) if status is not None else []
+        except Exception:  # noqa: BLE001 - the cluster is out of reach: the ladder's own error says so
+            return []
+
+    def _retired(self, ids: set[int]) -> tuple[int, ...]:
+        return tuple(i for i, bot in enumerate(self.field) if bot not in ids)
+
+    def _grow(self, bots: list[Any]) -> None:
+        """New bots added to the running executor's field as entrants, bots no longer active retired:
+        a message to the workers (`Executor.grow`); every other bot process stays alive."""
+        assert self.executor is not None and self.tournament is not None
+        known = set(self.field)
+        joined = [b for b in bots if int(b["id"]) not in known]
+        if joined:
+            self.tournament = with_bots(self.setup, joined, bots, self.tournament)
+            self.field = (*self.field, *(int(b["id"]) for b in joined))
+        self.retired = self._retired({int(b["id"]) for b in bots})
+        self.executor.grow(PlayerSetup(self.tournament, secret=self.secret), self.retired)
 
     def _close(self, interrupted: bool) -> None:
         executor, self.executor = self.executor, None

@@ -195,7 +195,7 @@ class Server:
         return {"healthy": all(not p["stale"] for p in parts), "paused": ladder.paused, "in_flight": len(ladder.inflight),
                 "field": list(ladder.field), "played_since_start": ladder.played, "ladder_error": ladder.error,
                 "ladder_alive": self.supervisor.parts["ladder"].alive, "checks_waiting": self.read.checks_waiting(),
-                "parts": parts, **self.competition.health()}
+                "parts": parts, "workers": ladder.workers_status(), **self.competition.health()}
 
     # --- the competition: phases and accounts (arena.ladder.competition) -----------------------------------
 

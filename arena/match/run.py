@@ -16,6 +16,7 @@ from arena.jsonvalue import JSON
 from arena.match.sequential import SprtSpec, Tally, Verdict, mean_interval, run_test
 from arena.match.sprt import EloEstimate, penta_elo
 from arena.tournament.run import runner
+from arena.tournament.run.executor import Executor
 from arena.tournament.config.tournament import TournamentConfig
 from arena.tournament.run.stop.rounds import RoundEnd
 from arena.results.store import Store, StoredGame
@@ -104,14 +105,16 @@ def lookahead(concurrency: int) -> int:
 
 def play(cfg: TournamentConfig, spec: SprtSpec, *, concurrency: int | None = None, fresh: bool = False,
          quiet: bool = False, progress_stream: TextIO | None = None, secret: str | None = None,
-         pin: bool = True) -> MatchSummary:
-    """Play (or resume) the match until a verdict or its last round; the summary comes from the store."""
+         pin: bool = True, executor: Executor | None = None) -> MatchSummary:
+    """Play (or resume) the match until a verdict or its last round; the summary comes from the store.
+    `executor`: where the games are played (a Dask cluster: `arena match --cluster`), else here."""
     import os
 
     hook = SprtHook(cfg.players, spec)
     jobs = concurrency or cfg.concurrency or os.cpu_count() or 1
     result = runner.run(cfg, concurrency=jobs, fresh=fresh, quiet=quiet, progress_stream=progress_stream,
-                        stop_rule=hook, lookahead=lookahead(jobs), status=hook.progress, secret=secret, pin=pin)
+                        stop_rule=hook, lookahead=lookahead(jobs), status=hook.progress, secret=secret, pin=pin,
+                        executor=executor)
     with Store.open_existing(cfg.store) as store:
         games = list(store.games())
     return summarise(cfg, spec, games, result.played, result.interrupted, result.duration_s)

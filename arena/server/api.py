@@ -52,6 +52,9 @@ def info(request: Request) -> Response:
         "runtimes": list(c.runtimes), "manifest": "manifest.json: {\"name\", \"version\", \"command\"} or {\"name\", \"version\", \"language\"}",
         "languages": [lang.to_json() for lang in c.build.languages], "build_limits": c.build.limits.describe(),
         "phase": server.phases.banner()[1],  # e.g. "phase: open; deadline 2026-12-01 18:00 (UTC+01:00)"
+        "workers": [{"worker": f"worker {i + 1}", "games_per_minute": w.get("games_per_minute", 0), "plays": w.get("plays", True),
+                     "cache": {k: v for k, v in dict(w.get("cache") or {}).items() if k != "folder"}}
+                    for i, w in enumerate(server.ladder.workers_status())],  # no address or folder: those are the organiser's
     })
 
 

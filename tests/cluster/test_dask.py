@@ -135,7 +135,7 @@ def test_a_worker_killed_mid_run_loses_only_its_game(tmp_path: Path, mark: str) 
     expected = runner.run(local, concurrency=1, quiet=True, secret=SECRET)
 
     cfg = tconfig.load(_config(tmp_path, "cluster", delay_ms=20))
-    executor = DaskExecutor(ClusterSpec.parse("local:2"))
+    executor = DaskExecutor(ClusterSpec.parse("local:2"), batch=1)  # one game a task: the kill lands mid-game
     killed: list[int] = []
 
     def kill_one_worker() -> None:

@@ -120,6 +120,11 @@ def status_command(server: str | None, as_json: bool, as_csv: bool) -> None:
         state = "paused" if info.get("paused") else "running"
         click.echo(f"{info.get('name')} ({info.get('game')}): {info.get('games')} games, the ladder is {state}")
         click.echo(leaderboard_text(client.leaderboard()))
+        for w in info.get("workers") or []:
+            cache = w.get("cache") or {}
+            kept = f"{cache.get('archives', 0)} bots, {int(cache.get('bytes', 0)) >> 10} KiB of {int(cache.get('limit', 0)) >> 20} MiB" if cache else "none"
+            click.echo(f"{clean(w.get('worker'), 40)}: {w.get('games_per_minute', 0)} games/min, cache {kept}"
+                       + ("" if w.get("plays", True) else " (plays nothing)"))
         click.echo(f"runtimes: {', '.join(clean(r, 40) for r in info.get('runtimes') or []) or 'none'}")
         languages = [lang for lang in info.get("languages") or [] if isinstance(lang, dict)]
         click.echo("languages built from source: " + ("; ".join(

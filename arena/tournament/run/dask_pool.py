@@ -22,10 +22,16 @@ game is played on one long-lived thread that the plugin owns, so a bot's parent 
 (a sandbox's die-with-parent is tied to the thread that started it) and one worker plays one game at a
 time whatever its thread count.
 
-Bots' files reach the workers by a shared path: each entrant's command and folder must exist at the
-same path on every worker (a network file system, or the same checkout on each machine). Before any
-game, the coordinator hashes each entrant's folder and asks every worker to hash its own and to start
-each entrant once; a difference or a failed start stops the run with the worker and the entrant named.
+Bots' files reach the workers by content hash, through Dask itself (`cluster.bundles`): the
+coordinator packs each entrant's files as an archive named by its SHA-256 and scatters it to the
+cluster; each task names the archives of the bots it seats, a worker that lacks one gets it from the
+cluster, checks its hash and unpacks it in its own bounded cache (`cluster.botcache`). No path of the
+coordinator's is needed on a worker; its runtimes (python3, node, java) are its own. Before any game
+each worker checks its cache and starts every entrant once: a worker whose cache cannot be used plays
+nothing (said in one line, the others go on), a worker lacking an entrant's runtime is given none of
+that entrant's games (named), and an entrant that starts on no worker stops the run, named.
+
+Games go in small batches (`BATCH` per Dask task), so Dask's per-task cost is paid once per batch.
 
 A worker that dies mid-game loses only that game's attempt: the scheduler gives the task to another
 worker, which plays it again from its seed; the coordinator commits a game only once, when its first
@@ -34,16 +40,24 @@ result arrives. A lost scheduler stops the run with one line; a rerun resumes fr
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 import time
 import traceback
 import uuid
-from typing import Any
+from collections import deque
+from typing import Any, Sequence, TextIO
 
 from arena.tournament.config.cluster import ClusterError, ClusterSpec
-from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
+from arena.tournament.run.cluster.crosscheck import PlayedBatch, claim, kept
+from arena.tournament.run.cluster.live_events import live_frame
+from arena.tournament.run.cluster.bundles import BotBundle, ClusterSetup, WorkerUnfit, in_place, pack_entrant
 from arena.live.tap import LiveSink
+from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
 
-IN_FLIGHT_PER_WORKER = 2  # one game playing, one ready, as the local pool does
+IN_FLIGHT_PER_WORKER = 2  # batches per worker: one playing, one ready, as the local pool does
+BATCH = 8  # games per Dask task: its per-task cost paid once per batch
+WORKERS_S = 2.0  # how often the list of workers is asked again
 POLL_S = 0.5  # how often a wait checks that the scheduler is still there
 LOST_AFTER_S = 20.0  # a scheduler out of reach this long ends the run
 
@@ -61,26 +75,41 @@ def import_distributed() -> Any:
 class DaskExecutor:
     """`Executor` over a Dask cluster: a scheduler's address, or a LocalCluster started here."""
 
-    def __init__(self, spec: ClusterSpec, live: LiveSink | None = None) -> None:
-        """`live`: where each game's live frames go (`arena.live`), sent by the workers as events of this
-        run's own topic, which only this client subscribes to."""
-        self.spec = spec
+    def __init__(self, spec: ClusterSpec, batch: int = BATCH, notices: TextIO | None = None,
+                 shared_path: bool = False, verify: bool = True, live: LiveSink | None = None) -> None:
+        """`shared_path`: the bots' files are at the same path on every worker (a network file system):
+        they are run from there, not sent (the design before bots travelled by hash). `verify`: each
+        result is checked by another worker before it is stored (`cluster.crosscheck`; off only to
+        show what the check stops). `live`: where each game's live frames go (`cluster.live_events`)."""
+        self.verify = verify
         self.live = live
+        self.topic: str | None = None  # the live frames' topic, when `live`
+        self.checking: dict[str, dict[int, tuple[GameDone, bytes, str]]] = {}  # check key -> what it checks
+        self.spec = spec
+        self.shared_path = shared_path
+        self.batch = batch
+        self.notices = notices
         self.dd = import_distributed()
         self.cluster: Any = None
         self.client: Any = None
-        self.setup: PlayerSetup | None = None
+        self.setup: ClusterSetup | None = None
         self.setup_data: Any = None  # the setup, scattered to the workers
+        self.archives: dict[str, Any] = {}  # hash -> the future of its archive, held while the run lasts
         self.key = f"arena-{uuid.uuid4().hex[:12]}"  # this run's bots on the workers
-        self.futures: dict[str, GameTask] = {}  # Dask key -> task, for the futures in flight
+        self.futures: dict[str, tuple[GameTask, ...]] = {}  # Dask key -> the batch it plays
         self.inflight: dict[str, Any] = {}  # Dask key -> future
-        self.capacity = IN_FLIGHT_PER_WORKER
-        self.topic: str | None = None  # the live frames' topic, when `live`
+        self.buffer: list[GameTask] = []  # submitted, not yet sent
+        self.ready: deque[Event] = deque()  # events of finished batches, not yet read
+        self.batches = 0
+        self.capacity = IN_FLIGHT_PER_WORKER * batch
+        self.workers: dict[int, tuple[str, ...]] | None = None  # entrant -> the workers that may seat it (None: any)
+        self.excluded: set[str] = set()  # workers that play nothing (their cache cannot be used)
+        self.known_workers: set[str] = set()
+        self.workers_at = -WORKERS_S - 1.0
 
     # --- Executor --------------------------------------------------------------------------------
 
     def start(self, setup: PlayerSetup) -> None:
-        self.setup = setup
         self._connect()
         from arena.tournament.run.dask_worker import PLUGIN_NAME, BotCache
 
@@ -88,35 +117,180 @@ class DaskExecutor:
         if self.live is not None:
             self.topic = f"{self.key}-live-{uuid.uuid4().hex}"
             self.client.subscribe_topic(self.topic, self._frame)
-        self.check_workers(setup)
-        self.capacity = IN_FLIGHT_PER_WORKER * self.worker_count()
+        self.setup = self._bundled(setup)
+        count = self.worker_count()
+        self.check_workers(self.setup)
+        self.capacity = IN_FLIGHT_PER_WORKER * self.batch * max(1, count - len(self.excluded))
+
+    def grow(self, setup: PlayerSetup, retired: tuple[int, ...] = ()) -> None:
+        """The field changed: the new entrants are packed and their archives scattered, and the next
+        batches carry the new setup; each worker grows its player when it next plays (no bot restarted)."""
+        assert self.setup is not None
+        self.setup = self._bundled(setup, self.setup.bundles, self.setup.version + 1, retired)
+
+    def _bundled(self, setup: PlayerSetup, known: tuple[BotBundle, ...] = (), version: int = 0,
+                 retired: tuple[int, ...] = ()) -> ClusterSetup:
+        """Each entrant packed by hash (those in `known` already are) and its archive scattered to the
+        cluster (once per hash)."""
+        bundles = list(known)
+        for entrant in setup.config.entrants[len(known):]:
+            if self.shared_path:
+                bundles.append(in_place(entrant))
+                continue
+            bundle, data = pack_entrant(entrant)
+            if bundle.sha256 not in self.archives:
+                self.archives[bundle.sha256] = self.client.scatter(data, broadcast=True, hash=False)
+            bundles.append(bundle)
+        keys = {sha: future.key for sha, future in self.archives.items()}
+        cluster_setup = ClusterSetup(setup, tuple(bundles), keys, version, retired)
         # Sent to every worker once (and fetched by a worker that joins later), not pickled per game.
-        self.setup_data = self.client.scatter(setup, broadcast=True, hash=False)
+        self.setup_data = self.client.scatter(cluster_setup, broadcast=True, hash=False)
+        return cluster_setup
+
+    def _seated(self, tasks: Sequence[GameTask]) -> dict[str, Any]:
+        assert self.setup is not None
+        hashes = {self.setup.bundles[e].sha256 for task in tasks for e in task.game.seats}
+        return {sha: self.archives[sha] for sha in hashes if sha}
 
     def submit(self, task: GameTask) -> None:
-        from arena.tournament.run.dask_worker import play_task
+        self.buffer.append(task)  # sent by `next_event`, in as many batches as workers wait for
 
-        name = f"{self.key}-game{task.index}-try{task.attempt}"
-        future = self.client.submit(play_task, self.key, self.setup_data, task, self.topic, key=name, pure=False, retries=0)
-        self.futures[future.key] = task
-        self.inflight[future.key] = future
+    def _flush(self, parts: int) -> None:
+        """Send the buffered tasks as (at least) `parts` batches, each restricted to the workers that
+        may seat all its entrants."""
+        from arena.tournament.run.dask_worker import play_batch
+
+        groups: dict[tuple[str, ...] | None, list[GameTask]] = {}
+        for task in self.buffer:
+            groups.setdefault(self._allowed(task), []).append(task)
+        self.buffer = []
+        for allowed, tasks in groups.items():
+            size = min(self.batch, -(-len(tasks) // parts))
+            for i in range(0, len(tasks), size):
+                chunk = tuple(tasks[i:i + size])
+                self.batches += 1
+                name = f"{self.key}-batch{self.batches}-game{chunk[0].index}-try{chunk[0].attempt}"
+                where = {} if allowed is None else {"workers": list(allowed), "allow_other_workers": False}
+                future = self.client.submit(play_batch, self.key, self.setup_data, self._seated(chunk), chunk, self.topic,
+                                            key=name, pure=False, retries=0, **where)
+                self.futures[future.key] = chunk
+                self.inflight[future.key] = future
+
+    def _usable(self) -> int:
+        return max(1, len(self._workers() - self.excluded))
+
+    def _workers(self) -> set[str]:
+        """The cluster's workers, asked of the scheduler at most every WORKERS_S (a round trip each time)."""
+        now = time.monotonic()
+        if now - self.workers_at > WORKERS_S:
+            self.known_workers = set(self.client.scheduler_info().get("workers", {}))
+            self.workers_at = now
+        return self.known_workers
+
+    def _allowed(self, task: GameTask) -> tuple[str, ...] | None:
+        if self.workers is None and not self.excluded:
+            return None
+        everyone = self._workers() - self.excluded
+        for entrant in task.game.seats:
+            if self.workers is not None and entrant in self.workers:
+                everyone &= set(self.workers[entrant])
+        if not everyone:
+            raise ClusterError(f"no worker of the cluster at {self.spec.describe()} can play game {task.index} "
+                               "(each lacks the runtime of one of its entrants, or its cache cannot be used)")
+        return tuple(sorted(everyone))
 
     def next_event(self) -> Event:
-        future = self._next_finished()
-        task = self.futures.pop(future.key)
+        while not self.ready:
+            idle = IN_FLIGHT_PER_WORKER * self._usable() - (len(self.inflight) - len(self.checking))
+            if self.buffer and (idle > 0 or not self.inflight):  # a worker would wait: send what there is
+                self._flush(max(1, idle))
+            self._collect(self._next_finished())
+        return self.ready.popleft()
+
+    def _collect(self, future: Any) -> None:
+        tasks = self.futures.pop(future.key)
         del self.inflight[future.key]
         try:
-            event: GameDone | GameFailed | WorkerBug = future.result()  # `play_event` on the worker
-            return event
+            events: Any = future.result()  # on the worker: a PlayedBatch, a WorkerUnfit, or a check's verdicts
         except self.dd.KilledWorker as exc:
-            return WorkerLost(worker=_worker_name(exc), detail="it died while playing this game", tasks=(task,))
+            self.ready.append(WorkerLost(worker=_worker_name(exc), detail="it died while playing these games", tasks=tasks))
         except (OSError, self.dd.client.FutureCancelledError) as exc:
             raise ClusterError(f"lost the Dask cluster mid-run ({type(exc).__name__}: {exc}); run again to resume") from None
         except Exception:  # noqa: BLE001 - outside `play_event` (unpickling, the plugin): a bug, reported as the pool does
-            return WorkerBug(task, "".join(traceback.format_exception(*_exc_info(future))))
+            self.ready.append(WorkerBug(tasks[0], "".join(traceback.format_exception(*_exc_info(future)))))
+        else:
+            if future.key in self.checking:
+                self._checked(self.checking.pop(future.key), events)
+            elif isinstance(events, WorkerUnfit):  # it cannot keep bots: it plays no more, the others go on
+                self.excluded.add(events.worker)
+                self._say(f"arena: Dask worker {events.worker} plays no more games: {events.detail}")
+                self.ready.append(WorkerLost(worker=f"Dask worker {events.worker}", detail=events.detail, tasks=tasks))
+            else:
+                self._played(events)
+
+    def _played(self, batch: PlayedBatch) -> None:
+        """A batch's results: each finished game's replay sent to another worker to be checked (or,
+        without `verify`, stored as claimed); the rest reported as they are."""
+        claims: dict[int, tuple[GameDone, bytes, str]] = {}
+        for event in batch.events:
+            replay = batch.replays.get(event.task.index) if isinstance(event, GameDone) else None
+            if isinstance(event, GameDone) and replay is not None:
+                if self.verify:
+                    claims[event.task.index] = (event, replay, batch.worker)
+                else:
+                    self.ready.append(kept(event, replay, self._replays()))
+            else:
+                self.ready.append(event)
+        if not claims:
+            return
+        from arena.tournament.run.cluster.crosscheck import check_batch
+
+        assert self.setup is not None
+        batch_claims = tuple(claim(done, replay, self.setup.setup.secret) for done, replay, _ in claims.values())
+        others = sorted(self._workers() - self.excluded - {batch.worker})
+        where: dict[str, Any] = {"workers": others, "allow_other_workers": False} if others else {}
+        self.batches += 1
+        tasks = tuple(done.task for done, _, _ in claims.values())
+        future = self.client.submit(check_batch, batch_claims, key=f"{self.key}-check{self.batches}", pure=False,
+                                    retries=0, **where)
+        self.futures[future.key] = tasks
+        self.inflight[future.key] = future
+        self.checking[future.key] = claims
+
+    def _replays(self) -> Path | None:
+        return self.setup.setup.config.replays if self.setup is not None else None
+
+    def _checked(self, claims: dict[int, tuple[GameDone, bytes, str]], verdicts: list[tuple[int, str | None]]) -> None:
+        for index, problem in verdicts:
+            done, replay, worker = claims[index]
+            if problem is None:
+                self.ready.append(kept(done, replay, self._replays()))
+                continue
+            self.excluded.add(worker)
+            self._say(f"arena: Dask worker {worker}: its result of game {index} was refused ({problem}); "
+                      "it plays no more games, and the game is played again elsewhere")
+            self.ready.append(WorkerLost(worker=f"Dask worker {worker}", detail=f"its result did not match its replay: {problem}",
+                                         tasks=(done.task,)))
+
+
+    def workers_status(self) -> list[dict[str, Any]]:
+        """Each worker: its address, games it finished in the last minute, its bot cache (folder, archives,
+        bytes, limit, fetched, refused), and whether it plays (for the admin page and `arena ladder status`)."""
+        from arena.tournament.run.dask_worker import status_task
+
+        if self.client is None:
+            return []
+        answers: dict[str, dict[str, Any]] = self.client.run(status_task)
+        return [{"worker": address, "games_per_minute": a.get("games_per_minute", 0), "cache": a.get("cache", {}),
+                 "plays": address not in self.excluded} for address, a in sorted(answers.items())]
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.notices if self.notices is not None else sys.stderr, flush=True)
 
     def close(self, interrupted: bool) -> list[Event]:
-        events: list[Event] = []
+        events: list[Event] = list(self.ready)
+        self.ready.clear()
+        self.buffer.clear()
         if self.client is not None:
             if self.inflight:
                 self.client.cancel(list(self.inflight.values()), force=True)
@@ -139,8 +313,6 @@ class DaskExecutor:
 
     def _frame(self, event: Any) -> None:
         """A live frame from a worker (on the client's event loop: handed to the board, which only stores it)."""
-        from arena.tournament.run.dask_worker import live_frame
-
         frame = live_frame(event)
         if frame is not None and self.live is not None:
             try:
@@ -176,20 +348,42 @@ class DaskExecutor:
             raise ClusterError(f"the Dask cluster at {self.spec.describe()} has no workers")
         return len(workers)
 
-    def check_workers(self, setup: PlayerSetup) -> None:
-        """Every entrant must start on every worker, from the same program files, before any game."""
-        from arena.tournament.run.dask_worker import command_digest, probe_task
+    def check_workers(self, setup: ClusterSetup) -> None:
+        """Each worker checks its cache and starts every entrant once, before any game: a worker whose
+        cache cannot be used plays nothing, a worker lacking an entrant's runtime none of its games; an
+        entrant that does not start on a worker, or that no worker can run, stops the run, named."""
+        from arena.tournament.run.dask_worker import CACHE_PROBLEM, probe_task
 
-        config = setup.config
-        digests = {e.name: command_digest(e.command, e.cwd) for e in config.entrants}
-        answers: dict[str, dict[str, str]] = self.client.run(probe_task, config, digests)
-        lines = [
-            f"worker {worker}: entrant {name!r}: {problem}"
-            for worker, problems in sorted(answers.items())
-            for name, problem in problems.items()
-        ]
+        workers = sorted(self.client.scheduler_info().get("workers", {}))
+        probes = {w: self.client.submit(probe_task, self.key, self.setup_data, self._seated_all(setup), key=f"{self.key}-probe-{i}",
+                                        workers=[w], allow_other_workers=False, pure=False) for i, w in enumerate(workers)}
+        answers: dict[str, dict[str, str]] = dict(zip(probes, self.client.gather(list(probes.values()))))
+        names = [e.name for e in setup.setup.config.entrants]
+        allowed: dict[int, list[str]] = {i: [] for i in range(len(names))}
+        lines = []
+        for worker, problems in sorted(answers.items()):
+            if CACHE_PROBLEM in problems:
+                self.excluded.add(worker)
+                self._say(f"arena: Dask worker {worker} plays no games: {problems[CACHE_PROBLEM]}")
+                continue
+            for i, name in enumerate(names):
+                problem = problems.get(name)
+                if problem is None:
+                    allowed[i].append(worker)
+                elif problem.startswith("runtime missing"):
+                    self._say(f"arena: Dask worker {worker} plays no game of entrant {name!r}: {problem}")
+                else:
+                    lines.append(f"worker {worker}: entrant {name!r}: {problem}")
+        lines += [f"entrant {names[i]!r}: no worker of the cluster can run it" for i, ws in allowed.items() if not ws and not lines]
+        if len(self.excluded) == len(workers):
+            lines.append("no worker of the cluster can keep bots (see the lines above)")
         if lines:
             raise ClusterError("entrants cannot play on every worker of the cluster:\n  " + "\n  ".join(lines))
+        if any(len(ws) < len(workers) for ws in allowed.values()):
+            self.workers = {i: tuple(ws) for i, ws in allowed.items()}
+
+    def _seated_all(self, setup: ClusterSetup) -> dict[str, Any]:
+        return {b.sha256: self.archives[b.sha256] for b in setup.bundles if b.sha256}
 
     def _next_finished(self) -> Any:
         """The next finished future; a scheduler out of reach for LOST_AFTER_S ends the run."""
@@ -202,7 +396,7 @@ class DaskExecutor:
             except OSError:
                 done = set()
             if done:
-                return min(done, key=lambda f: self.futures[f.key].index)
+                return min(done, key=lambda f: self.futures[f.key][0].index)
             if self.client.status == "running":
                 away_since = None
                 continue

@@ -36,6 +36,11 @@ class Executor(Protocol):
     def next_event(self) -> Event:
         """Block until something happens to a task or a worker; called only with tasks in flight."""
 
+    def grow(self, setup: PlayerSetup, retired: tuple[int, ...] = ()) -> None:
+        """The field changed while running: `setup` keeps every entrant at its index, new ones after;
+        `retired`: every entrant out of the field now, whose bots are closed (idempotent). No other bot
+        process is restarted."""
+
     def close(self, interrupted: bool) -> list[Event]:
         """Stop every worker and close every bot; `interrupted` abandons the games in progress.
         Returns what was still reported: games finished in the meantime, faults found closing bots."""
@@ -56,6 +61,12 @@ class InlineExecutor:
 
         self.player = GamePlayer(setup)
         self.player.live = self.tap
+
+    def grow(self, setup: PlayerSetup, retired: tuple[int, ...] = ()) -> None:
+        if self.player is not None:
+            self.player.grow(setup.config)
+            for entrant in retired:
+                self.player.retire(entrant)
 
     def submit(self, task: GameTask) -> None:
         self.queue.append(task)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from typing import Iterator, Sequence
 
-from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTask, PlayerSetup, Stop, WorkerLost
+from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameTask, Grow, PlayerSetup, Stop, WorkerLost
 from arena.tournament.run.affinity import pin
 from arena.tournament.run.signals import sigint_ignored, uninterrupted
 from arena.exits import describe_exit
@@ -97,6 +97,7 @@ class _Worker:
     tasks: deque[GameTask] = field(default_factory=deque)
     open: bool = True
     watched: bool = False  # its pipe is in the pool's selector (only while it holds tasks, as it was)
+    finished: deque[float] = field(default_factory=lambda: deque(maxlen=10_000))  # when each of its games ended
 
     @property
     def label(self) -> str:
@@ -154,6 +155,22 @@ class LocalPool:
             self.feed.add(frames)
         return _Worker(self.started, proc, mine, cpu)
 
+    def workers_status(self) -> list[dict[str, object]]:
+        """Each worker: its name, games it finished in the last minute (no cache: it reads the bots' own folders)."""
+        since = time.monotonic() - 60.0
+        return [{"worker": w.label, "games_per_minute": sum(1 for t in w.finished if t >= since), "cache": {}, "plays": w.open}
+                for w in self.workers]
+
+    def grow(self, setup: PlayerSetup, retired: tuple[int, ...] = ()) -> None:
+        """The field changed: every worker hears it before its next task; no bot process is restarted.
+        A worker started later (in place of a lost one) starts with the new setup."""
+        self.setup = setup
+        for worker in self.workers:
+            try:
+                worker.conn.send(Grow(setup, retired))
+            except OSError:
+                pass  # it died: its EOF is read next
+
     def submit(self, task: GameTask) -> None:
         worker = min((w for w in self.workers if w.open), key=lambda w: len(w.tasks))
         if len(worker.tasks) >= PREFETCH:
@@ -193,6 +210,7 @@ class LocalPool:
             self._lost(worker, replace)
             return
         if isinstance(message, GameDone):
+            worker.finished.append(time.monotonic())
             for i, task in enumerate(worker.tasks):
                 if task.index == message.task.index:
                     del worker.tasks[i]

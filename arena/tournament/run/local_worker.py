@@ -13,7 +13,7 @@ import multiprocessing.connection
 import signal
 import traceback
 
-from arena.tournament.run.messages import ClosingFaults, GameTask, Stop, WorkerBug, WorkerMessage
+from arena.tournament.run.messages import ClosingFaults, GameTask, Grow, Stop, WorkerBug, WorkerMessage
 from arena.tournament.run.player import GamePlayer, PlayerSetup, play_event
 from arena.tournament.run.signals import ignore, interrupt_once
 from arena.live.tap import LiveTap, PipeSink
@@ -54,6 +54,11 @@ def _serve(conn: multiprocessing.connection.Connection, player: GamePlayer) -> N
             message = conn.recv()  # EOFError once the coordinator is gone
             if isinstance(message, Stop):
                 return
+            if isinstance(message, Grow):
+                player.grow(message.setup.config)
+                for entrant in message.retired:
+                    player.retire(entrant)
+                continue
             if not isinstance(message, GameTask):
                 raise TypeError(f"a worker got {type(message).__name__}, expected a GameTask or Stop")
             if not _send(conn, play_event(player, message)):

@@ -42,6 +42,15 @@ class GameTask:
 
 
 @dataclass(frozen=True)
+class Grow:
+    """The field changed while the run goes on: `setup` keeps every entrant at its index (new ones come
+    after), `retired` entrants' bots are closed; every other bot process stays alive."""
+
+    setup: PlayerSetup
+    retired: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class Stop:
     """No more games: close the bots, report `ClosingFaults`, exit."""
 

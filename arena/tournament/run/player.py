@@ -27,6 +27,7 @@ from arena.core.result import GameResult
 from arena.core.scheduled import ScheduledGame, played_game_id
 from arena.rng import keyed_seed
 from arena.sandbox.policy import Scratch
+from arena.tournament.config.tournament import TournamentConfig
 from arena.tournament.run.messages import GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug
 from arena.results.stored import StoredGame
 from arena.tournament.run.slots import Slot, Slots, discard
@@ -127,6 +128,19 @@ class GamePlayer:
             if self.restart_bots:
                 self.close()
         return stored_game(task, result)
+
+    def grow(self, config: TournamentConfig) -> None:
+        """The field changed without a restart: `config` keeps every entrant at its index (new ones come
+        after); every bot process already started stays alive."""
+        for i, e in enumerate(config.entrants[len(self.config.entrants):], start=len(self.config.entrants)):
+            self.slots.scratch_root[i] = e.sandbox.keep_dir if e.sandbox.scratch is Scratch.KEEP else None
+        self.config = config
+
+    def retire(self, entrant: int) -> None:
+        """An entrant left the field: its bot processes are closed (the others stay alive)."""
+        for slot in self.slots.drop(entrant):
+            self._close(slot)
+            discard(slot)
 
     def close(self) -> None:
         for slot in self.slots.clear():

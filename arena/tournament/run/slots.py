@@ -89,6 +89,12 @@ class Slots(Generic[P]):
     def all(self) -> list[Slot[P]]:
         return [s for pool in self.slots.values() for s in pool]
 
+    def drop(self, entrant: int) -> list[Slot[P]]:
+        """Every slot of `entrant`, removed (their processes are the caller's to close, then `discard` each)."""
+        out = [s for key, pool in self.slots.items() if key[0] == entrant for s in pool]
+        self.slots = {key: pool for key, pool in self.slots.items() if key[0] != entrant}
+        return out
+
     def clear(self) -> list[Slot[P]]:
         """Every slot, removed (their processes are the caller's to close, then `discard` each)."""
         out, self.slots = self.all(), {}

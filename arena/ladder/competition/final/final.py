@@ -151,6 +151,9 @@ class Stoppable:
     def submit(self, task: GameTask) -> None:
         self.inner.submit(task)
 
+    def grow(self, setup: PlayerSetup, retired: tuple[int, ...] = ()) -> None:
+        self.inner.grow(setup, retired)
+
     def next_event(self) -> Event:
         if self.stopping.is_set():
             raise KeyboardInterrupt

@@ -1,0 +1,115 @@
+"""`python -m bench.bench_coordinator [--rounds N] [--write]`: what one coordinator spends per game on Dask.
+
+The deployment's shape: a `dask scheduler` process and `dask worker` processes of their own (as on
+other machines), the coordinator (`arena run`'s runner, its store, the Dask client) in this process.
+Bots answer at once (no thinking), so games are as short as they get and the coordinator's cost per
+game is as large a share as it gets. For each of "before" (one game a Dask task, no check of results)
+and "after" (games in batches, each result re-simulated by another worker), with 1 and 2 workers: the
+CPU time of this process and of the scheduler's, each divided by the games stored, and games per
+second. One coordinator can feed about 1000 / (its ms per game) games per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil  # type: ignore[import-untyped]
+
+from arena.tournament.config.cluster import ClusterSpec
+from arena.tournament.run.dask_pool import BATCH, DaskExecutor
+from arena.tournament.run.messages import PlayerSetup
+from arena.tournament.run.runner import run as run_tournament
+from bench.bench_cluster import ROOT, _cpu, _Started, config
+from bench.stats import Figure, fmt, report, write_section
+
+DASK = str(Path(sys.executable).parent / "dask")
+
+
+def cluster(folder: Path, workers: int) -> tuple[str, list[subprocess.Popen[bytes]]]:
+    file = folder / "scheduler.json"
+    log = (folder / "dask.log").open("ab")
+    procs = [subprocess.Popen([DASK, "scheduler", "--scheduler-file", str(file), "--port", "0", "--no-dashboard"],
+                              stdout=log, stderr=log)]
+    deadline = time.monotonic() + 60
+    while not (file.exists() and "address" in file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for i in range(workers):
+        procs.append(subprocess.Popen([DASK, "worker", "--scheduler-file", str(file), "--nthreads", "1", "--no-dashboard",
+                                       "--name", f"w{i}"], stdout=log, stderr=log))
+    return json.loads(file.read_text())["address"], procs
+
+
+def measure(rounds: int, workers: int, after: bool) -> tuple[float, float, float]:
+    """(games/s, coordinator CPU ms/game, scheduler CPU ms/game) of one run on a fresh cluster."""
+    with tempfile.TemporaryDirectory() as tmp:
+        address, procs = cluster(Path(tmp), workers)
+        try:
+            cfg = config(Path(tmp), rounds, 0.0)
+            dask = DaskExecutor(ClusterSpec.parse(address)) if after else DaskExecutor(ClusterSpec.parse(address), batch=1, verify=False)
+            from distributed import Client
+
+            with Client(address) as waiting:  # type: ignore[no-untyped-call]
+                waiting.wait_for_workers(workers, timeout=60)
+            dask.start(PlayerSetup(cfg))
+            scheduler = psutil.Process(procs[0].pid)
+            sched0, cpu0 = sum(scheduler.cpu_times()[:2]), _cpu()
+            summary = run_tournament(cfg, fresh=True, quiet=True, executor=_Started(dask))  # type: ignore[arg-type]
+            cpu, sched = _cpu() - cpu0, sum(scheduler.cpu_times()[:2]) - sched0
+            dask.close(False)
+        finally:
+            for proc in reversed(procs):
+                proc.terminate()
+            for proc in procs:
+                proc.wait(30)
+        assert summary.played == summary.total
+        return summary.games_per_second, cpu * 1000 / summary.played, sched * 1000 / summary.played
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=50, help="rounds of 4 games (default 50: 200 games a run)")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--write", action="store_true", help="write the figures into BENCHMARKS.md")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    figures: list[Figure] = []
+    cost: dict[tuple[int, bool], float] = {}
+    rate: dict[tuple[int, bool], float] = {}
+    for workers in (1, 2):
+        for after in (False, True):
+            samples = [measure(args.rounds, workers, after) for _ in range(args.repeats)]
+            name = (f"coordinator: Kododo 4p, instant bots, {workers} dask worker(s), "
+                    + (f"after (batches of {BATCH}, results checked)" if after else "before (a task a game, no check)"))
+            figures += [Figure(name, "games/s", tuple(s[0] for s in samples)),
+                        Figure(name, "coordinator CPU ms/game", tuple(s[1] for s in samples)),
+                        Figure(name, "scheduler CPU ms/game", tuple(s[2] for s in samples))]
+            rate[workers, after], cost[workers, after] = figures[-3].median, figures[-2].median
+    feed = 1000 / cost[2, True]
+    verdicts = [
+        "| target | measured (median) | target | status |", "|---|---|---|---|",
+        *(f"| coordinator CPU ms/game, {w} worker(s), after | {fmt(cost[w, True])} | <= 1 | "
+          f"{'met' if cost[w, True] <= 1 else 'MISSED'} |" for w in (1, 2)),
+        f"| workers 2 / 1 (games/s, after) | {rate[2, True] / rate[1, True]:.3f} | >= 1.85 | "
+        f"{'met' if rate[2, True] / rate[1, True] >= 1.85 else 'MISSED'} |",
+        "",
+        f"Before / after, coordinator CPU per game: {fmt(cost[1, False])} / {fmt(cost[1, True])} ms with 1 worker, "
+        f"{fmt(cost[2, False])} / {fmt(cost[2, True])} ms with 2. At {fmt(cost[2, True])} ms a game one coordinator "
+        f"can feed about {feed:.0f} games/s ({feed * 86400 / 1e6:.1f} million a day); the scheduler (its own process) "
+        "is counted apart. Measured on a 2-core machine shared with other work, where the workers, the scheduler "
+        "and the coordinator compete for the same cores.",
+    ]
+    command = f".venv/bin/python -m bench.bench_coordinator --rounds {args.rounds} --repeats {args.repeats}"
+    text = report(f"{command} --write", f"{time.perf_counter() - started:.0f} s", verdicts, figures)
+    print(text)
+    if args.write:
+        write_section(ROOT / "BENCHMARKS.md", "coordinator", "One coordinator, many Dask workers: its cost per game", text)
+
+
+if __name__ == "__main__":
+    main()
