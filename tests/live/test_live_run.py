@@ -112,7 +112,7 @@ def test_frames_come_from_dask_workers_as_the_runs_own_topic(tmp_path: Path) -> 
     rnd = [sys.executable, str(ROOT / "sample_bots/python/random_bot.py"), "1"]
     cfg = load(_config(tmp_path, 2, rnd))
     board = Recording()
-    summary = runner.run(cfg, quiet=True, pin=False, live=board, executor=DaskExecutor(ClusterSpec.parse("local:1"), board))
+    summary = runner.run(cfg, quiet=True, pin=False, live=board, executor=DaskExecutor(ClusterSpec.parse("local:1"), live=board))
     assert summary.played == summary.total == 4
     assert {f.game for f in board.taken} == set(range(4))
     assert board.playing() == []  # each ended with its result (a last frame may still be on its way: not asserted)
