@@ -67,10 +67,12 @@ demo: run-setup
 # build product (the C sample bot is not built for it) and no browser library (playwright is not imported).
 FAST := not process and not sandbox and not browser and not cluster and not docs and not slow
 
+# The fast tier runs on every core (pytest-xdist): its tests are in-process and independent; the full suite
+# (`make test`) stays in one process, its real-process and clock tests measured without a neighbour.
 check: system-deps $(STAMP) native
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -q -m "$(FAST)"
+	$(PY) -m pytest -q -n auto -m "$(FAST)"
 
 test: setup
 	$(VENV)/bin/mypy
