@@ -19,7 +19,7 @@ from arena.stats.intervals import Uncertainty
 from arena.stats.ratings import Standing
 from arena.textsafe import NAME_CHARS, clean
 
-DECIDED_BY = ("TrueSkill mu − 3σ over the final's counted games (as `arena standings`); a place is settled when "
+DECIDED_BY = ("TrueSkill mu − 3σ over the final's counted games (as arena standings ranks them); a place is settled when "
               "the average rank puts the same entrant there and P(ahead of the next by average rank) is at least "
               "the confidence, for it and for the one above")
 
