@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, PhaseError
 from arena.ladder.competition.final.published import load_published, published_folder
 from arena.server.http import ApiError, admin, answer, state
 from arena.server.pages_html import esc, nav
@@ -124,7 +124,10 @@ def report_file(request: Request) -> Response:
 
 def _start(request: Request) -> dict[str, Any]:
     server = state(request)
-    started = server.start_final()
+    try:
+        started = server.start_final()
+    except PhaseError as exc:
+        raise ApiError(409, str(exc)) from None
     return {"started": started, **server.final.status()}
 
 
@@ -149,7 +152,7 @@ def api_final(request: Request) -> Response:
 def api_start_final(request: Request) -> Response:
     """Play the final (or resume it) in the background; the ladder is paused.
     ---
-    responses: {202: {description: "started, or running already (started: false)"}}
+    responses: {202: {description: "started, or running already (started: false)"}, 409: {description: "not in the final phase (move it there first)"}}
     """
     admin(request)
     return answer(request, _start(request), 202)

@@ -134,7 +134,11 @@ def test_only_the_organiser_starts_the_final_and_publishes(played: Server, tmp_p
     assert not published_folder(played.config).exists()
     organiser = _client(played, ADMIN)
     played.final.executor = lambda: FakeExecutor(FIELD)
-    started = organiser.post("/api/v1/admin/final")
+    early = organiser.post("/api/v1/admin/final")  # still open: the versions that play are not fixed yet
+    assert early.status_code == 409 and "move it there first" in early.json()["error"] and not played.final.running
+    played.set_phase("frozen", "organiser")
+    played.set_phase("final", "organiser")
+    started = organiser.post("/api/v1/admin/final")  # the control: in the final phase, it starts
     assert started.status_code == 202 and started.json()["started"] is True
     played.final.wait(30)
     assert organiser.get("/api/v1/admin/final").json()["state"] == "done"
