@@ -100,6 +100,7 @@ class Server:
         self.supervisor.add("ladder", self.ladder.run, Ladder.STALE_S)
         self.competition = Competition(self.db, config.data, config.players, config.quotas, config.budget)
         self.ladder.side = self.competition
+        self.competition.ladder_plays = lambda: bool(self.phases.phase.ladder)  # no challenge once the ladder stops
         self.supervisor.add("upkeep", self.competition.upkeep.run, Upkeep.STALE_S)
         self.final = FinalJob(config, sandbox, self.db, cluster)
         self._house()
