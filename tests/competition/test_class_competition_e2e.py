@@ -151,6 +151,8 @@ final: {{rounds: 2, min_rounds: 2, workers: 1}}
         # --- the final: the phase, then the final killed (its process group) and resumed -------------------
         moved = serve("phase", "final")
         assert moved.returncode == 0 and "final since" in moved.stdout, moved.stdout + moved.stderr
+        stopped = _arena("challenge", "house-c-random", "--timeout", "5", env=student("s06"))  # the ladder has stopped
+        assert stopped.returncode != 0 and "stopped for the final" in stopped.stdout + stopped.stderr, stopped.stdout
         store = server.data / "final" / "final.sqlite"
         run = subprocess.Popen([*ARENA, "serve", str(server.config), "final", "--quiet"], env={**os.environ, **teacher},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -160,6 +162,7 @@ final: {{rounds: 2, min_rounds: 2, workers: 1}}
             os.killpg(run.pid, signal.SIGKILL)
             run.wait(30)
         before = _stored(store)
+        ladder_games = server.get("/api/v1/admin/health", ADMIN).json()["played_since_start"]
         assert before and len(before) == len(set(before))
         again = serve("final", "--quiet")
         assert again.returncode == 0, again.stdout + again.stderr
@@ -167,6 +170,8 @@ final: {{rounds: 2, min_rounds: 2, workers: 1}}
         assert len(after) == len(set(after)) and set(before) <= set(after)
         total = len(after)
         assert f"final: {total}/" in again.stdout and f"({total - len(before)} by this run)" in again.stdout, again.stdout
+
+        assert server.get("/api/v1/admin/health", ADMIN).json()["played_since_start"] == ladder_games  # no ladder game meanwhile
 
         # --- closed: the results published first; the server goes read-only --------------------------------
         closed = serve("phase", "closed")
@@ -177,7 +182,10 @@ final: {{rounds: 2, min_rounds: 2, workers: 1}}
             download = server.get(f"/results/{name}")
             assert download.status_code == 200 and download.content == (published / name).read_bytes(), name
         page = server.get("/results")
-        assert page.status_code == 200 and all(who in page.text for who in STUDENTS)
+        shown = [f"Student {int(who[1:])}" for who in STUDENTS]  # the roster's display names, as on the ladder
+        assert page.status_code == 200 and all(f"<td class=\"name\">{name}</td>" in page.text for name in shown), page.text
+        refused_after = _arena("submit", str(tmp_path / "s06-v3"), "--games", "0", env=student("s06"))
+        assert refused_after.returncode == 3, refused_after.stdout + refused_after.stderr  # closed: still refused
     finally:
         server.stop()
 
@@ -191,6 +199,7 @@ final: {{rounds: 2, min_rounds: 2, workers: 1}}
     assert [{k: r[k] for k in keys} for r in standings["standings"]] == mine
     assert sorted(r["name"] for r in mine) == sorted(STUDENTS)
     assert [(int(r["place"]), r["name"], int(r["games"])) for r in rows] == [(r["place"], r["name"], r["games"]) for r in mine]
+    assert {r["name"]: r["display_name"] for r in rows} == {who: f"Student {int(who[1:])}" for who in STUDENTS}
     assert sum(r["games"] for r in mine) == 2 * total  # two seats a game
     results = published / "results.json"
     record = json.loads(results.read_text())

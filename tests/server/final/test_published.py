@@ -4,6 +4,8 @@ organiser's final and publish actions (the admin token only)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import shutil
@@ -67,6 +69,20 @@ def test_published_standings_are_arena_standings_on_the_final_store(played: Serv
     assert "mu − 3σ" in data["decided_by"] and set(data["ladder"]) == set(FIELD)
     assert published.csv.read_text().splitlines()[0].startswith("place,name,score")
     assert published.report.is_file()
+
+
+def test_the_published_results_name_each_participant_as_the_ladder_pages_do(played: Server) -> None:
+    with played.db.write() as conn:  # ann came from a class's roster: her pages show her display name
+        conn.execute("INSERT INTO display_names(participant_id, display_name) SELECT id, 'Ann <Lovelace>' FROM participants "
+                     "WHERE name = 'ann'")
+    published = publish(played.config, played.db)
+    rows = {r["name"]: r for r in json.loads(published.standings.read_text())["standings"]}
+    assert rows["ann"]["display_name"] == "Ann <Lovelace>" and rows["bob"]["display_name"] == "bob"  # bob: none, his name
+    table = list(csv.DictReader(io.StringIO(published.csv.read_text())))
+    assert {r["name"]: r["display_name"] for r in table} == {n: r["display_name"] for n, r in rows.items()}
+    page = _client(played).get("/results").text
+    assert "Ann &lt;Lovelace&gt;" in page and "<Lovelace>" not in page  # shown, escaped
+    assert 'data-name="ann"' in page  # the name `arena standings` gives stays on the row
 
 
 def test_the_signed_results_file_verifies_and_an_edited_one_does_not(played: Server, tmp_path: Path) -> None:

@@ -49,6 +49,15 @@ def published_folder(config: ServerConfig) -> Path:
     return final_folder(config) / "published"
 
 
+CSV_COLUMNS = (*COLUMNS, "display_name")  # the name the ladder's pages show (a class's roster), beside the login name
+
+
+def display_names(db: Database) -> dict[str, str]:
+    """Each participant's name -> the name the ladder's pages show it by (its display name, else its name)."""
+    return {p.name: p.latest_bot.participant if p.latest_bot is not None else p.name
+            for p in Reads(db).participants() if not p.is_house}
+
+
 def _ladder_history(db: Database) -> dict[str, JSON]:
     """Each participant's bot versions on the ladder: games, final rating, state (house bots apart)."""
     read = Reads(db)
@@ -81,10 +90,10 @@ def _games(store: Path, folder: Path) -> list[JSON]:
 def standings_csv(rows: list[dict[str, JSON]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    writer.writerow(CSV_COLUMNS)
     for r in rows:
         writer.writerow(["" if r.get(c) is None else csv_cell(r.get(c), 600) if isinstance(r.get(c), str) else r.get(c)
-                         for c in COLUMNS])
+                         for c in CSV_COLUMNS])
     return out.getvalue()
 
 
@@ -97,14 +106,15 @@ def publish(config: ServerConfig, db: Database | None = None, viewers: bool = Tr
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     a = analyse(store)  # `arena standings` with its defaults: what anyone recomputes from the store
     info, names = a.info, list(a.names)
-    rows = [p.to_json() for p in places(a.standings, a.uncertainty, names)]
     own = db is None
     database = db if db is not None else Database(config.database)
     try:
         history = _ladder_history(database)
+        shown = display_names(database)
     finally:
         if own:
             database.close()
+    rows = [{**p.to_json(), "display_name": shown.get(p.name, p.name)} for p in places(a.standings, a.uncertainty, names)]
     stop = info.stop.line() if info.stop is not None else (
         f"every scheduled round played ({info.counted_games} games): the stop rule did not settle the order")
     facts: dict[str, JSON] = {
@@ -114,7 +124,7 @@ def publish(config: ServerConfig, db: Database | None = None, viewers: bool = Tr
         "standings": list[JSON](rows),
     }
     standings = folder / "standings.json"
-    standings.write_bytes(dumps({**facts, "ladder": history}) + b"\n")
+    standings.write_bytes(dumps({**facts, "ladder": history, "display_names": dict[str, JSON](shown)}) + b"\n")
     table = folder / "standings.csv"
     table.write_text(standings_csv(rows), encoding="utf-8")
     key = load_or_create_key(config.key_file)
