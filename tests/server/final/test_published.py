@@ -212,3 +212,22 @@ def test_closing_the_competition_publishes_the_final_and_the_final_must_have_end
     assert played.phase().phase.value == "final" and not (published_folder(played.config) / "results.json").exists()
     played.set_phase("closed", "organiser")  # the control: once it has ended, closing publishes
     assert played.phase().phase.value == "closed" and (published_folder(played.config) / "results.json").is_file()
+
+
+def test_closing_while_the_final_plays_in_another_process_is_refused(played: Server) -> None:
+    from arena.errors import ServerError
+    from arena.results.lock import StoreLock
+
+    played.set_phase("frozen", "organiser")
+    played.set_phase("final", "organiser")
+    held = StoreLock(final_store(played.config)).acquire()  # as `arena serve CONFIG final` holds it while it plays
+    try:
+        assert not played.final.running  # this server's own final is not the one playing
+        with pytest.raises(ServerError, match="still running"):
+            played.set_phase("closed", "organiser")
+        assert _client(played, ADMIN).post("/api/v1/admin/publish").status_code == 409
+        assert played.phase().phase.value == "final" and not (published_folder(played.config) / "results.json").exists()
+    finally:
+        held.release()
+    played.set_phase("closed", "organiser")  # the control: once it has ended, closing publishes
+    assert (published_folder(played.config) / "results.json").is_file()

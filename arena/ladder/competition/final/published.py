@@ -21,7 +21,7 @@ from typing import Any
 from arena.audit.results_file import file_sha256, sign_results
 from arena.audit.signing import load_or_create_key, public_pem
 from arena.core.scheduled import seat_entrants
-from arena.errors import ServerError
+from arena.errors import ServerError, StoreInUse
 from arena.jsonvalue import JSON, dumps, loads
 from arena.ladder.competition.final.final import final_folder, final_store, qualifying_store
 from arena.ladder.competition.final.places import COLUMNS, DECIDED_BY, places
@@ -29,6 +29,7 @@ from arena.ladder.competition.phases import Change, Phase, Phases
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database
 from arena.ladder.queries import Reads
+from arena.results.lock import StoreLock
 from arena.results.store import Store
 from arena.stats.analysis import analyse
 from arena.textsafe import csv_cell
@@ -102,6 +103,18 @@ def publish(config: ServerConfig, db: Database | None = None, viewers: bool = Tr
     store = final_store(config)
     if not store.is_file():
         raise ServerError(f"no final to publish: {store} does not exist (run `arena serve {config.path} final` first)")
+    try:  # the final's run holds its store's lock: in this process (the server's button) or another (the CLI)
+        lock = StoreLock(store).acquire()
+    except StoreInUse:
+        raise ServerError("the final is still running: publish its results (or close the competition) once it has "
+                          "ended; stopped, a rerun of `arena serve CONFIG final` resumes it") from None
+    try:
+        return _write(config, store, db, viewers)
+    finally:
+        lock.release()
+
+
+def _write(config: ServerConfig, store: Path, db: Database | None, viewers: bool) -> Published:
     folder = published_folder(config)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     a = analyse(store)  # `arena standings` with its defaults: what anyone recomputes from the store
