@@ -157,7 +157,11 @@ final: {{rounds: 2, min_rounds: 2, workers: 1}}
         run = subprocess.Popen([*ARENA, "serve", str(server.config), "final", "--quiet"], env={**os.environ, **teacher},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
-            wait_for("two final games stored", lambda: len(_stored(store)) >= 2 or run.poll() is not None, 180)
+            wait_for("a final game stored", lambda: len(_stored(store)) >= 1 or run.poll() is not None, 180)
+            early = serve("phase", "closed")  # while the final plays (in another process): nothing published
+            assert run.poll() is None, "the final ended before the test could try to close during it"
+            assert early.returncode == 2 and "the final is still running" in early.stderr, early.stdout + early.stderr
+            assert not (server.data / "final" / "published").exists()
         finally:
             os.killpg(run.pid, signal.SIGKILL)
             run.wait(30)
