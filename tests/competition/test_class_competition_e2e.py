@@ -7,7 +7,14 @@ upload is refused; the teacher moves the phase (`arena serve CONFIG phase ...`),
 (`arena serve CONFIG final`), SIGKILLs its whole process group mid-way, runs it again to resume it,
 closes the competition (which publishes the results); then the published CSV and JSON, the signed
 results file (`arena verify --key`), the server's /results downloads and `arena standings --json` on the
-final's store all agree, and the final played each student's chosen version.
+final's store all agree, and the final played each student's chosen version (by the version each bot
+says in its hello, which the final's store keeps) under the display names the ladder shows.
+
+Each refusal beside its control, the same request where it is allowed: a third upload in a day (the
+two before it taken); an upload after the deadline and after closing (taken while open); a rollback
+after the freeze (made while open); a challenge once the ladder stopped for the final (played while
+open); closing while the final plays in another process (closed once it has ended); an edited results
+file (the published one verifies).
 
 The clock: the deadline is set a day after the test starts; the server is the real `arena serve` whose
 phase clock (`Server(clock=...)`, the seam the phases take their time from) is `time.time()` plus the
@@ -146,7 +153,7 @@ final: {{rounds: 2, min_rounds: 2, workers: 1}}
         history = server.get("/api/v1/admin/phase", ADMIN).json()["history"]
         assert [(h["from"], h["to"], h["who"], h["at"]) for h in history] == [("open", "frozen", "schedule", deadline.timestamp())]
         refused_use = _arena("ladder", "use", "2", env=student("s04"))  # frozen: the version that plays is fixed
-        assert refused_use.returncode != 0, refused_use.stdout
+        assert refused_use.returncode != 0 and "frozen" in refused_use.stdout + refused_use.stderr, refused_use.stdout
 
         # --- the final: the phase, then the final killed (its process group) and resumed -------------------
         moved = serve("phase", "final")
