@@ -165,8 +165,9 @@ final: {{rounds: 2, min_rounds: 2, workers: 1}}
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
             wait_for("a final game stored", lambda: len(_stored(store)) >= 1 or run.poll() is not None, 180)
-            early = serve("phase", "closed")  # while the final plays (in another process): nothing published
+            os.killpg(run.pid, signal.SIGSTOP)  # held mid-final (its store's lock held) while the teacher tries to close
             assert run.poll() is None, "the final ended before the test could try to close during it"
+            early = serve("phase", "closed")  # while the final plays (in another process): nothing published
             assert early.returncode == 2 and "the final is still running" in early.stderr, early.stdout + early.stderr
             assert not (server.data / "final" / "published").exists()
         finally:
