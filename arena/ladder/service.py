@@ -29,6 +29,7 @@ from arena.ladder.checker import Checker
 from arena.ladder.competition.hub import Competition
 from arena.ladder.competition.retention import Upkeep
 from arena.ladder.competition.final.export import field_yaml
+from arena.ladder.competition.final.final import require_final_phase
 from arena.ladder.competition.final.final_job import FinalJob
 from arena.ladder.competition.final.published import Published, close_with_results, publish
 from arena.ladder.config import ServerConfig
@@ -99,6 +100,7 @@ class Server:
         self.supervisor.add("ladder", self.ladder.run, Ladder.STALE_S)
         self.competition = Competition(self.db, config.data, config.players, config.quotas, config.budget)
         self.ladder.side = self.competition
+        self.competition.ladder_plays = lambda: bool(self.phases.phase.ladder)  # no challenge once the ladder stops
         self.supervisor.add("upkeep", self.competition.upkeep.run, Upkeep.STALE_S)
         self.final = FinalJob(config, sandbox, self.db, cluster)
         self._house()
@@ -173,7 +175,9 @@ class Server:
 
     def start_final(self) -> bool:
         """Play the final (or resume it) in the background, the ladder paused so it has the machine; False when
-        it is running already. What the organiser's button and API call, and the phase `final`."""
+        it is running already; PhaseError (nothing started) unless the competition is in its final phase.
+        What the organiser's button and API call."""
+        require_final_phase(self.config, self.db)
         return self.final.start(before=lambda: self.set_paused(True))
 
     def publish_results(self) -> Published:

@@ -90,9 +90,12 @@ def test_closed_serves_every_page_but_refuses_every_write(made: tuple[Server, Cl
     assert late.status_code == 409 and "read-only" in late.json()["error"]
     assert admin.post("/api/v1/admin/ladder/pause").status_code == 409
     assert admin.post("/api/v1/admin/accounts/early/reset").status_code == 409
+    _who, token = server.add_participant("writer")  # (past the gate: straight into the store, listed below)
+    upload = client(server, token).post("/api/v1/submissions", content=b"any bytes")  # refused as after the deadline:
+    assert upload.status_code == 403 and upload.json()["error"].startswith("uploads closed since ")  # `arena submit` exits 3
     for path in ("/", "/admin", "/api/v1/leaderboard", "/api/v1/phase", "/api/v1/admin/phase", "/api/v1/admin/accounts"):
         assert admin.get(path).status_code == 200, path
-    assert [a["name"] for a in admin.get("/api/v1/admin/accounts").json()["accounts"]] == ["early"]
+    assert [a["name"] for a in admin.get("/api/v1/admin/accounts").json()["accounts"]] == ["early", "writer"]
 
 
 def test_the_banner_shows_the_phase_and_the_deadline_on_every_page(made: tuple[Server, Clock]) -> None:

@@ -54,11 +54,11 @@ class ServerProcess:
         self.verify: Any = True  # a CA file for a server on TLS (tests/server/test_serve_ops.py)
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = tmp / "server.log"
+        self.launch = [sys.executable, "-c", "import sys; from arena.cli import main; sys.argv[0]='arena'; main()"]
 
     def start(self) -> "ServerProcess":
         env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
-        argv = [sys.executable, "-c", "import sys; from arena.cli import main; sys.argv[0]='arena'; main()",
-                "serve", str(self.config), "--port", str(self.port), *self.extra]
+        argv = [*self.launch, "serve", str(self.config), "--port", str(self.port), *self.extra]
         self.proc = subprocess.Popen(argv, env=env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

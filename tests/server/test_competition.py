@@ -291,6 +291,20 @@ def test_challenges_over_the_days_quota_are_refused_and_the_first_accepted(tmp_p
         assert web.post("/api/v1/challenges", json=bad).status_code == status, bad
 
 
+def test_a_challenge_once_the_ladder_stopped_for_the_final_is_refused_and_one_while_frozen_accepted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = make_server(tmp_path, monkeypatch)
+    _alice, token, _ = _versions(server, "alice", 1)
+    _bob, _t, (b1,) = _versions(server, "bob", 1)
+    web = client(server, token)
+    server.set_phase("frozen", "organiser")
+    assert web.post("/api/v1/challenges", json={"opponent": b1}).status_code == 201  # the control: the ladder still plays
+    server.set_phase("final", "organiser")
+    r = web.post("/api/v1/challenges", json={"opponent": b1})
+    assert r.status_code == 409 and "the ladder has stopped for the final" in r.json()["error"], r.text
+    assert len(server.competition.challenges.of(1)) == 1  # nothing asked
+
+
 def test_a_challenger_sees_only_what_a_ladder_participant_sees_of_its_games(tmp_path: Path,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     server = make_server(tmp_path, monkeypatch)

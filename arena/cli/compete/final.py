@@ -14,14 +14,15 @@ from arena.errors import ServerError
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @click.pass_context
 def final_command(ctx: click.Context, quiet: bool) -> None:
-    """Play the final (a round-robin of each participant's active bot, stopping once its order is settled;
+    """Play the final, in the competition's final phase (a round-robin of each participant's active bot, stopping once its order is settled;
     a qualifying gauntlet first when there are more than `final.top`) into DATA/final/final.sqlite, on the
     ladder's executor (`--cluster` before `final` plays it on Dask). Killed or stopped, run it again: it
     resumes. Then `arena serve CONFIG publish`."""
-    from arena.ladder.competition.final.final import run_final
+    from arena.ladder.competition.final.final import require_final_phase, run_final
     from arena.sandbox.probe import probe
     from arena.tournament.config.cluster import ClusterSpec
 
+    require_final_phase(ctx.obj)  # PhaseError (exit 2, nothing played) before `arena serve CONFIG phase final`
     parent = ctx.parent.params if ctx.parent is not None else {}
     sandbox = not parent.get("no_sandbox")
     support = probe()

@@ -33,6 +33,7 @@ class Competition:
         self.pace = Pace(budget, burst=max(2, players), clock=monotonic)
         self.challenges = Challenges(db, players, quotas.challenge_games)
         self.upkeep = Upkeep(db, budget, self.meter, clock)
+        self.ladder_plays: Callable[[], bool] = lambda: True  # the competition's phase: set by the Server
 
     # --- the ladder's side (`arena.ladder.ladder.SideGames`) -------------------------------------------
 
@@ -75,7 +76,11 @@ class Competition:
         return choose_version(self.db, participant, bot)
 
     def challenge(self, participant: int, opponent: int) -> Challenge:
-        """A new challenge (QuotaExceeded over the day's challenges; ServerError when it cannot be played)."""
+        """A new challenge (QuotaExceeded over the day's challenges; ServerError when it cannot be played,
+        e.g. once the ladder has stopped for the final: its games would never start)."""
+        if not self.ladder_plays():
+            raise ServerError("the ladder has stopped for the final: challenges are played only while the competition "
+                              "is open or frozen; nothing asked")
         within_day(self.db, "SELECT created FROM challenges WHERE participant_id = ? AND created > ?", participant,
                    self.quotas.challenges_per_day, "challenges", self.clock())
         return self.challenges.create(participant, opponent)

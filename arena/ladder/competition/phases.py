@@ -2,8 +2,8 @@
 
 - open: uploads and the ladder.
 - frozen (from the deadline): no uploads; the ladder goes on so participants keep watching.
-- final: the ladder stops; the final runs (`arena.ladder.competition` final, another module: it asks
-  `Phases.current()` and is told of the change through `Phases.on_enter`).
+- final: the ladder stops; the final runs, only in this phase (`arena.ladder.competition.final`, another
+  module: it asks `Phases.require(Phase.FINAL, ...)` before it plays).
 - closed: results published; the server serves every page read-only.
 
 The current phase is the last row of `phase_changes` (none: open); a change is one row (from, to, who,

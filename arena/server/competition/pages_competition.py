@@ -27,6 +27,18 @@ from arena.server.web_session import Viewer, check_write, form, html_page, viewe
 
 READS = ("GET", "HEAD", "OPTIONS")
 WRITES_WHEN_CLOSED = ("/signin", "/signout")  # the organiser signs in to read the admin page
+UPLOADS = ("/api/v1/submissions", "/submit")  # closed, an upload is refused as after the deadline: 403 "uploads closed since"
+
+
+def closed_answer(server: Server, path: str) -> tuple[int, str]:
+    """(status, message) for a write to a closed competition: an upload's is the deadline's own (`arena submit`
+    then prints "uploads closed since <time>" and exits 3), any other's says the server is read-only."""
+    if path in UPLOADS:
+        try:
+            server.check_upload()
+        except UploadsClosed as exc:
+            return 403, str(exc)
+    return 409, "the competition is closed: this server is read-only now (its pages and results stay served)"
 
 
 def banner_html(server: Server) -> tuple[Phase, str]:
@@ -47,9 +59,9 @@ class PhaseGate:
             return
         writes = scope.get("method", "GET") not in READS and scope.get("path") not in WRITES_WHEN_CLOSED
         if writes and (await run_in_threadpool(self.server.phase)).phase.read_only:
-            body = json.dumps({"error": "the competition is closed: this server is read-only now (its pages and results "
-                                        "stay served)", "status": 409}).encode()
-            await send({"type": "http.response.start", "status": 409,
+            status, message = await run_in_threadpool(closed_answer, self.server, str(scope.get("path")))
+            body = json.dumps({"error": message, "status": status}).encode()
+            await send({"type": "http.response.start", "status": status,
                         "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
             await send({"type": "http.response.body", "body": body})
             return

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, PhaseError
 from arena.ladder.competition.final.published import load_published, published_folder
 from arena.server.http import ApiError, admin, answer, state
 from arena.server.pages_html import esc, nav
@@ -45,7 +45,7 @@ def standings_table(data: dict[str, Any]) -> str:
         sure = "settled" if settled else f"not settled: {esc(r.get('why'), 400)}"
         rows.append(
             f'<tr class="{"settled" if settled else "unsettled"}" data-name="{esc(r.get("name"))}">'
-            f'<td class="num">{int(r.get("place") or 0)}{mark}</td><td class="name">{esc(r.get("name"))}</td>'
+            f'<td class="num">{int(r.get("place") or 0)}{mark}</td><td class="name">{esc(r.get("display_name") or r.get("name"))}</td>'
             f'<td class="num">{_num(r.get("score"))}</td><td class="num">{_num(r.get("avg_rank"))} '
             f'({_num(r.get("avg_rank_low"))}–{_num(r.get("avg_rank_high"))})</td>'
             f'<td class="num">{r.get("avg_rank_place") or "–"}</td><td class="num">{_p(r.get("p_ahead_of_next"))}</td>'
@@ -61,12 +61,13 @@ def standings_table(data: dict[str, Any]) -> str:
 
 def ladder_history(data: dict[str, Any]) -> str:
     parts = []
+    shown = data.get("display_names") or {}
     for who, versions in sorted((data.get("ladder") or {}).items()):
         rows = "".join(
             f'<tr><td><a href="/bots/{int(v["bot"])}">bot {int(v["bot"])}</a></td><td>{esc(v.get("version"))}</td>'
             f'<td>{esc(v.get("status"))}{" (chosen)" if v.get("active") else ""}</td><td class="num">{int(v.get("games") or 0)}</td>'
             f'<td class="num">{_num(v.get("rating"))}</td></tr>' for v in versions if isinstance(v, dict))
-        parts.append(f'<details><summary>{esc(who)}: {len(versions)} version(s)</summary><table class="grid">'
+        parts.append(f'<details><summary>{esc(shown.get(who) or who)}: {len(versions)} version(s)</summary><table class="grid">'
                      '<thead><tr><th>bot</th><th>version</th><th>state</th><th>ladder games</th><th>rating</th></tr></thead>'
                      f'<tbody>{rows}</tbody></table></details>')
     return "".join(parts) or "<p>no participant</p>"
@@ -124,7 +125,10 @@ def report_file(request: Request) -> Response:
 
 def _start(request: Request) -> dict[str, Any]:
     server = state(request)
-    started = server.start_final()
+    try:
+        started = server.start_final()
+    except PhaseError as exc:
+        raise ApiError(409, str(exc)) from None
     return {"started": started, **server.final.status()}
 
 
@@ -149,7 +153,7 @@ def api_final(request: Request) -> Response:
 def api_start_final(request: Request) -> Response:
     """Play the final (or resume it) in the background; the ladder is paused.
     ---
-    responses: {202: {description: "started, or running already (started: false)"}}
+    responses: {202: {description: "started, or running already (started: false)"}, 409: {description: "not in the final phase (move it there first)"}}
     """
     admin(request)
     return answer(request, _start(request), 202)

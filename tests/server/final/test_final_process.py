@@ -66,6 +66,10 @@ def test_a_killed_final_resumes_and_its_published_results_verify(tmp_path: Path)
     env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
     flags = [] if sandbox else ["--no-sandbox"]
     store = config.data / "final" / "final.sqlite"
+    early = _arena("serve", "cup.yaml", *flags, "final", "--quiet", cwd=tmp_path, env=env)
+    assert early.returncode == 2 and "move it there first" in early.stderr and not store.exists(), early.stderr
+    for phase in ("frozen", "final"):  # the control: in the final phase, it plays
+        assert _arena("serve", "cup.yaml", "phase", phase, cwd=tmp_path, env=env).returncode == 0
 
     run = subprocess.Popen([*ARENA, "serve", "cup.yaml", *flags, "final", "--quiet"], cwd=tmp_path, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)

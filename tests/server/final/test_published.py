@@ -4,6 +4,8 @@ organiser's final and publish actions (the admin token only)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import shutil
@@ -67,6 +69,20 @@ def test_published_standings_are_arena_standings_on_the_final_store(played: Serv
     assert "mu − 3σ" in data["decided_by"] and set(data["ladder"]) == set(FIELD)
     assert published.csv.read_text().splitlines()[0].startswith("place,name,score")
     assert published.report.is_file()
+
+
+def test_the_published_results_name_each_participant_as_the_ladder_pages_do(played: Server) -> None:
+    with played.db.write() as conn:  # ann came from a class's roster: her pages show her display name
+        conn.execute("INSERT INTO display_names(participant_id, display_name) SELECT id, 'Ann <Lovelace>' FROM participants "
+                     "WHERE name = 'ann'")
+    published = publish(played.config, played.db)
+    rows = {r["name"]: r for r in json.loads(published.standings.read_text())["standings"]}
+    assert rows["ann"]["display_name"] == "Ann <Lovelace>" and rows["bob"]["display_name"] == "bob"  # bob: none, his name
+    table = list(csv.DictReader(io.StringIO(published.csv.read_text())))
+    assert {r["name"]: r["display_name"] for r in table} == {n: r["display_name"] for n, r in rows.items()}
+    page = _client(played).get("/results").text
+    assert "Ann &lt;Lovelace&gt;" in page and "<Lovelace>" not in page  # shown, escaped
+    assert 'data-name="ann"' in page  # the name `arena standings` gives stays on the row
 
 
 def test_the_signed_results_file_verifies_and_an_edited_one_does_not(played: Server, tmp_path: Path) -> None:
@@ -134,7 +150,11 @@ def test_only_the_organiser_starts_the_final_and_publishes(played: Server, tmp_p
     assert not published_folder(played.config).exists()
     organiser = _client(played, ADMIN)
     played.final.executor = lambda: FakeExecutor(FIELD)
-    started = organiser.post("/api/v1/admin/final")
+    early = organiser.post("/api/v1/admin/final")  # still open: the versions that play are not fixed yet
+    assert early.status_code == 409 and "move it there first" in early.json()["error"] and not played.final.running
+    played.set_phase("frozen", "organiser")
+    played.set_phase("final", "organiser")
+    started = organiser.post("/api/v1/admin/final")  # the control: in the final phase, it starts
     assert started.status_code == 202 and started.json()["started"] is True
     played.final.wait(30)
     assert organiser.get("/api/v1/admin/final").json()["state"] == "done"
@@ -192,3 +212,22 @@ def test_closing_the_competition_publishes_the_final_and_the_final_must_have_end
     assert played.phase().phase.value == "final" and not (published_folder(played.config) / "results.json").exists()
     played.set_phase("closed", "organiser")  # the control: once it has ended, closing publishes
     assert played.phase().phase.value == "closed" and (published_folder(played.config) / "results.json").is_file()
+
+
+def test_closing_while_the_final_plays_in_another_process_is_refused(played: Server) -> None:
+    from arena.errors import ServerError
+    from arena.results.lock import StoreLock
+
+    played.set_phase("frozen", "organiser")
+    played.set_phase("final", "organiser")
+    held = StoreLock(final_store(played.config)).acquire()  # as `arena serve CONFIG final` holds it while it plays
+    try:
+        assert not played.final.running  # this server's own final is not the one playing
+        with pytest.raises(ServerError, match="still running"):
+            played.set_phase("closed", "organiser")
+        assert _client(played, ADMIN).post("/api/v1/admin/publish").status_code == 409
+        assert played.phase().phase.value == "final" and not (published_folder(played.config) / "results.json").exists()
+    finally:
+        held.release()
+    played.set_phase("closed", "organiser")  # the control: once it has ended, closing publishes
+    assert (published_folder(played.config) / "results.json").is_file()

@@ -30,6 +30,7 @@ from typing import Any, Callable, TextIO
 from arena.audit.signing import load_or_create_key, organiser_key_path, public_key_path, public_pem
 from arena.errors import ServerError
 from arena.jsonvalue import loads
+from arena.ladder.competition.phases import Phase, Phases
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database
 from arena.ladder.ladder import server_secret
@@ -252,6 +253,20 @@ def run_final(config: ServerConfig, sandbox: bool, *, executor: ExecutorFactory 
         finalists = [e for e in field if e.participant in chosen]
     summary = _play(stage_setup(config, sandbox, finalists, secret).build(), config, make, stopping, progress)
     return FinalOutcome(summary, qualifying, field, [e.participant for e in finalists])
+
+
+def require_final_phase(config: ServerConfig, db: Database | None = None) -> None:
+    """PhaseError (saying how to get there) unless the competition is in its final phase: only then are the
+    versions that play fixed (frozen: no upload, no rollback) and the ladder stopped, so the final's field
+    cannot change between a run and its resume, nor share the machine with the ladder. What the organiser's
+    command, button and API ask before playing it; `run_final` itself plays whatever it is given."""
+    own = db is None
+    database = db if db is not None else Database(config.database)
+    try:
+        Phases(database, config.phases).require(Phase.FINAL, "the final")
+    finally:
+        if own:
+            database.close()
 
 
 def final_exists(config: ServerConfig) -> bool:

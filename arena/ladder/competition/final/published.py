@@ -21,7 +21,7 @@ from typing import Any
 from arena.audit.results_file import file_sha256, sign_results
 from arena.audit.signing import load_or_create_key, public_pem
 from arena.core.scheduled import seat_entrants
-from arena.errors import ServerError
+from arena.errors import ServerError, StoreInUse
 from arena.jsonvalue import JSON, dumps, loads
 from arena.ladder.competition.final.final import final_folder, final_store, qualifying_store
 from arena.ladder.competition.final.places import COLUMNS, DECIDED_BY, places
@@ -29,6 +29,7 @@ from arena.ladder.competition.phases import Change, Phase, Phases
 from arena.ladder.config import ServerConfig
 from arena.ladder.db import Database
 from arena.ladder.queries import Reads
+from arena.results.lock import StoreLock
 from arena.results.store import Store
 from arena.stats.analysis import analyse
 from arena.textsafe import csv_cell
@@ -47,6 +48,15 @@ class Published:
 
 def published_folder(config: ServerConfig) -> Path:
     return final_folder(config) / "published"
+
+
+CSV_COLUMNS = (*COLUMNS, "display_name")  # the name the ladder's pages show (a class's roster), beside the login name
+
+
+def display_names(db: Database) -> dict[str, str]:
+    """Each participant's name -> the name the ladder's pages show it by (its display name, else its name)."""
+    return {p.name: p.latest_bot.participant if p.latest_bot is not None else p.name
+            for p in Reads(db).participants() if not p.is_house}
 
 
 def _ladder_history(db: Database) -> dict[str, JSON]:
@@ -81,10 +91,10 @@ def _games(store: Path, folder: Path) -> list[JSON]:
 def standings_csv(rows: list[dict[str, JSON]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    writer.writerow(CSV_COLUMNS)
     for r in rows:
         writer.writerow(["" if r.get(c) is None else csv_cell(r.get(c), 600) if isinstance(r.get(c), str) else r.get(c)
-                         for c in COLUMNS])
+                         for c in CSV_COLUMNS])
     return out.getvalue()
 
 
@@ -93,18 +103,31 @@ def publish(config: ServerConfig, db: Database | None = None, viewers: bool = Tr
     store = final_store(config)
     if not store.is_file():
         raise ServerError(f"no final to publish: {store} does not exist (run `arena serve {config.path} final` first)")
+    try:  # the final's run holds its store's lock: in this process (the server's button) or another (the CLI)
+        lock = StoreLock(store).acquire()
+    except StoreInUse:
+        raise ServerError("the final is still running: publish its results (or close the competition) once it has "
+                          "ended; stopped, a rerun of `arena serve CONFIG final` resumes it") from None
+    try:
+        return _write(config, store, db, viewers)
+    finally:
+        lock.release()
+
+
+def _write(config: ServerConfig, store: Path, db: Database | None, viewers: bool) -> Published:
     folder = published_folder(config)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     a = analyse(store)  # `arena standings` with its defaults: what anyone recomputes from the store
     info, names = a.info, list(a.names)
-    rows = [p.to_json() for p in places(a.standings, a.uncertainty, names)]
     own = db is None
     database = db if db is not None else Database(config.database)
     try:
         history = _ladder_history(database)
+        shown = display_names(database)
     finally:
         if own:
             database.close()
+    rows = [{**p.to_json(), "display_name": shown.get(p.name, p.name)} for p in places(a.standings, a.uncertainty, names)]
     stop = info.stop.line() if info.stop is not None else (
         f"every scheduled round played ({info.counted_games} games): the stop rule did not settle the order")
     facts: dict[str, JSON] = {
@@ -114,7 +137,7 @@ def publish(config: ServerConfig, db: Database | None = None, viewers: bool = Tr
         "standings": list[JSON](rows),
     }
     standings = folder / "standings.json"
-    standings.write_bytes(dumps({**facts, "ladder": history}) + b"\n")
+    standings.write_bytes(dumps({**facts, "ladder": history, "display_names": dict[str, JSON](shown)}) + b"\n")
     table = folder / "standings.csv"
     table.write_text(standings_csv(rows), encoding="utf-8")
     key = load_or_create_key(config.key_file)
