@@ -110,7 +110,7 @@ def wrk(url: str, seconds: int, connections: int) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1_000_000)
-    parser.add_argument("--rate", type=float, default=400.0, help="games stored a second while measuring (the coordinator's)")
+    parser.add_argument("--rate", type=float, default=1000.0, help="games stored a second while measuring (what one coordinator can feed: about 1000)")
     parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--write", action="store_true", help="write the figures into BENCHMARKS.md")
