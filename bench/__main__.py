@@ -133,6 +133,7 @@ SECTIONS: dict[str, tuple[str, list[str]]] = {
     "stderr-logs": ("Per-step stderr logs: a 10 MB stderr writer next to a timed bot", ["bench.bench_stderr_logs", "--write"]),
     "cluster": ("Many machines: the Dask executor", ["bench.bench_cluster", "--write"]),
     "coordinator": ("One coordinator, many Dask workers: its cost per game", ["bench.bench_coordinator", "--write"]),
+    "ladder-scale": ("The live leaderboard with a million games stored", ["bench.bench_ladder_scale", "--write"]),
     "server": ("The competition server (arena serve)", ["bench.bench_server", "--seconds", "60", "--requests", "4000", "--write"]),
     "pages": ("The ladder's pages in Chromium (arena serve)", ["bench.bench_pages", "--write"]),
     "chaos": ("Chaos: kill -9 of a busy arena serve (issue 36)", ["bench.bench_chaos", "--kills", "50", "--write"]),

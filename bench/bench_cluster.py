@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from arena.tournament.config.cluster import ClusterSpec
-from arena.tournament.run.dask_pool import BATCH, DaskExecutor
+from arena.tournament.run.dask_pool import BATCH_S, MAX_BATCH, DaskExecutor
 from arena.tournament.config import tournament as tconfig
 from arena.tournament.run.executor import Executor
 from arena.tournament.run.runner import run as run_tournament
@@ -128,7 +128,7 @@ def run(repeats: int, rounds: int, think_ms: float) -> tuple[list[Figure], list[
         _row("coordinator CPU ms/game, 2 workers, after (at most)", 1 / cost["local:2"], ">= 1.0", cost["local:2"]),
         _row("other bots restarted by a join", 1.0 - max(restarted), ">= 1.0", max(restarted)),
         "",
-        f"Before (one game a Dask task, no check) / after (batches of {BATCH}, each result re-simulated by another "
+        f"Before (one game a Dask task, no check) / after (batches of about {BATCH_S:.0f} s of play, at most {MAX_BATCH}, each result re-simulated by another "
         f"worker): coordinator CPU {fmt(cost['before:1'])} / {fmt(cost['local:1'])} ms per game with 1 worker, "
         f"{fmt(cost['before:2'])} / {fmt(cost['local:2'])} ms with 2. With instant bots (no thinking) the coordinator "
         f"spends {fmt(cost['instant local:2'])} ms of CPU per game, so one coordinator can feed about {feed:.0f} games/s "

@@ -149,6 +149,19 @@ def parts_table(parts: list[dict[str, Any]]) -> str:
     return ('<table class="grid" id="parts"><thead><tr><th>part</th><th>state</th><th>last heartbeat</th>'
             f'<th>restarts</th><th>last error</th></tr></thead><tbody>{rows}</tbody></table>')
 
+def workers_table(workers: list[dict[str, Any]]) -> str:
+    """The executor's workers: games finished in the last minute, their bot cache, whether they play."""
+    rows = []
+    for w in workers:
+        cache = w.get("cache") or {}
+        kept = (f'{int(cache.get("archives", 0))} bots, {int(cache.get("bytes", 0)) >> 10} KiB of {int(cache.get("limit", 0)) >> 20} MiB'
+                f' in {esc(cache.get("folder", "?"), 200)}; fetched {int(cache.get("fetched", 0))}, refused {int(cache.get("refused", 0))}'
+                if cache else "none (bots run from their own folders)")
+        rows.append(f'<tr><td>{esc(w.get("worker"), 100)}</td><td>{int(w.get("games_per_minute", 0))}</td><td>{kept}</td>'
+                    f'<td>{"plays" if w.get("plays", True) else "plays nothing"}</td></tr>')
+    return ('<table class="grid" id="workers"><thead><tr><th>worker</th><th>games/min</th><th>bot cache</th><th>state</th></tr>'
+            f'</thead><tbody>{"".join(rows)}</tbody></table>')
+
 
 def admin_page(request: Request, new_token: tuple[str, str] | None = None) -> Response:
     session = viewer(request)
@@ -174,9 +187,9 @@ def admin_page(request: Request, new_token: tuple[str, str] | None = None) -> Re
         shown = (f'<p class="token" role="status">token of {esc(new_token[0])} (shown this once; give it to them): '
                  f"<code>{html.escape(new_token[1])}</code></p>")
     pause = "resume" if health["paused"] else "pause"
-    facts = "".join(f"<dt>{html.escape(k.replace('_', ' '))}</dt><dd>{esc(v, 300)}</dd>" for k, v in health.items() if k != "parts")
+    facts = "".join(f"<dt>{html.escape(k.replace('_', ' '))}</dt><dd>{esc(v, 300)}</dd>" for k, v in health.items() if k not in ("parts", "workers"))
     body = (_nav(session, "/admin") + "<main><h1>organiser</h1>"
-            f'<h2>server health</h2><dl class="facts" id="health">{facts}</dl>{parts_table(health["parts"])}'
+            f'<h2>server health</h2><dl class="facts" id="health">{facts}</dl>{parts_table(health["parts"])}{workers_table(health["workers"])}'
             f'<form method="post" action="/admin/ladder/{pause}">{csrf}<button type="submit">{pause} the ladder</button></form>'
             + final_admin_section(request, csrf) +
             f'<h2>participants</h2>{shown}<form method="post" action="/admin/participants" class="row">{csrf}'

@@ -31,11 +31,10 @@ each worker checks its cache and starts every entrant once: a worker whose cache
 nothing (said in one line, the others go on), a worker lacking an entrant's runtime is given none of
 that entrant's games (named), and an entrant that starts on no worker stops the run, named.
 
-Games go in small batches (`BATCH` per Dask task), so Dask's per-task cost is paid once per batch.
-
-A worker that dies mid-game loses only that game's attempt: the scheduler gives the task to another
-worker, which plays it again from its seed; the coordinator commits a game only once, when its first
-result arrives. A lost scheduler stops the run with one line; a rerun resumes from the store.
+Games go in batches, so Dask's per-task cost (a submit, the result's gather, the check's) is paid once
+per batch: `BATCH` games at first, then as many as a worker plays in about `BATCH_S` (from the games'
+measured times, at most `MAX_BATCH`): short games go in large batches (the coordinator's cost per game
+falls), long ones in small ones (a new entrant's first game still starts within seconds).
 """
 
 from __future__ import annotations
@@ -52,42 +51,38 @@ from arena.tournament.config.cluster import ClusterError, ClusterSpec
 from arena.tournament.run.cluster.crosscheck import PlayedBatch, claim, kept
 from arena.tournament.run.cluster.live_events import live_frame
 from arena.tournament.run.cluster.bundles import BotBundle, ClusterSetup, WorkerUnfit, in_place, pack_entrant
+from arena.tournament.run.cluster.connect import LOST_AFTER_S, connect, import_distributed
+from arena.tournament.run.cluster.probe import probe_workers
 from arena.live.tap import LiveSink
 from arena.tournament.run.messages import ClosingFaults, Event, GameDone, GameFailed, GameTask, PlayerSetup, WorkerBug, WorkerLost
 
 IN_FLIGHT_PER_WORKER = 2  # batches per worker: one playing, one ready, as the local pool does
-BATCH = 8  # games per Dask task: its per-task cost paid once per batch
+BATCH = 8  # games per Dask task at first: its per-task cost paid once per batch
+BATCH_S = 2.0  # then as many games as a worker plays in about this long
+MAX_BATCH = 32
 WORKERS_S = 2.0  # how often the list of workers is asked again
 POLL_S = 0.5  # how often a wait checks that the scheduler is still there
-LOST_AFTER_S = 20.0  # a scheduler out of reach this long ends the run
-
-
-def import_distributed() -> Any:
-    try:
-        import distributed
-    except ImportError:
-        raise ClusterError(
-            "the Dask executor needs the optional extra: pip install 'arena[dask]' (or pip install distributed)"
-        ) from None
-    return distributed
 
 
 class DaskExecutor:
     """`Executor` over a Dask cluster: a scheduler's address, or a LocalCluster started here."""
 
-    def __init__(self, spec: ClusterSpec, batch: int = BATCH, notices: TextIO | None = None,
+    def __init__(self, spec: ClusterSpec, batch: int | None = None, notices: TextIO | None = None,
                  shared_path: bool = False, verify: bool = True, live: LiveSink | None = None) -> None:
         """`shared_path`: the bots' files are at the same path on every worker (a network file system):
         they are run from there, not sent (the design before bots travelled by hash). `verify`: each
         result is checked by another worker before it is stored (`cluster.crosscheck`; off only to
-        show what the check stops). `live`: where each game's live frames go (`cluster.live_events`)."""
+        show what the check stops). `live`: where each game's live frames go (`cluster.live_events`). `batch`:
+        games per Dask task, fixed; None sizes batches by the games' times (`BATCH_S`)."""
         self.verify = verify
         self.live = live
         self.topic: str | None = None  # the live frames' topic, when `live`
         self.checking: dict[str, dict[int, tuple[GameDone, bytes, str]]] = {}  # check key -> what it checks
         self.spec = spec
         self.shared_path = shared_path
-        self.batch = batch
+        self.adapt = batch is None
+        self.batch = batch if batch is not None else BATCH
+        self.game_s: float | None = None  # a game's mean time on a worker (recent games weigh most)
         self.notices = notices
         self.dd = import_distributed()
         self.cluster: Any = None
@@ -101,7 +96,8 @@ class DaskExecutor:
         self.buffer: list[GameTask] = []  # submitted, not yet sent
         self.ready: deque[Event] = deque()  # events of finished batches, not yet read
         self.batches = 0
-        self.capacity = IN_FLIGHT_PER_WORKER * batch
+        self.capacity = IN_FLIGHT_PER_WORKER * self.batch
+        self.usable = 1  # workers that play
         self.workers: dict[int, tuple[str, ...]] | None = None  # entrant -> the workers that may seat it (None: any)
         self.excluded: set[str] = set()  # workers that play nothing (their cache cannot be used)
         self.known_workers: set[str] = set()
@@ -120,7 +116,8 @@ class DaskExecutor:
         self.setup = self._bundled(setup)
         count = self.worker_count()
         self.check_workers(self.setup)
-        self.capacity = IN_FLIGHT_PER_WORKER * self.batch * max(1, count - len(self.excluded))
+        self.usable = max(1, count - len(self.excluded))
+        self.capacity = IN_FLIGHT_PER_WORKER * self.batch * self.usable
 
     def grow(self, setup: PlayerSetup, retired: tuple[int, ...] = ()) -> None:
         """The field changed: the new entrants are packed and their archives scattered, and the next
@@ -177,7 +174,8 @@ class DaskExecutor:
                 self.inflight[future.key] = future
 
     def _usable(self) -> int:
-        return max(1, len(self._workers() - self.excluded))
+        self.usable = max(1, len(self._workers() - self.excluded))
+        return self.usable
 
     def _workers(self) -> set[str]:
         """The cluster's workers, asked of the scheduler at most every WORKERS_S (a round trip each time)."""
@@ -213,6 +211,7 @@ class DaskExecutor:
         try:
             events: Any = future.result()  # on the worker: a PlayedBatch, a WorkerUnfit, or a check's verdicts
         except self.dd.KilledWorker as exc:
+            self.workers_at = -WORKERS_S - 1.0  # the list is asked again: no check is sent to the dead worker
             self.ready.append(WorkerLost(worker=_worker_name(exc), detail="it died while playing these games", tasks=tasks))
         except (OSError, self.dd.client.FutureCancelledError) as exc:
             raise ClusterError(f"lost the Dask cluster mid-run ({type(exc).__name__}: {exc}); run again to resume") from None
@@ -232,6 +231,7 @@ class DaskExecutor:
         """A batch's results: each finished game's replay sent to another worker to be checked (or,
         without `verify`, stored as claimed); the rest reported as they are."""
         claims: dict[int, tuple[GameDone, bytes, str]] = {}
+        self._resize([e.stored.played.duration_s for e in batch.events if isinstance(e, GameDone)])
         for event in batch.events:
             replay = batch.replays.get(event.task.index) if isinstance(event, GameDone) else None
             if isinstance(event, GameDone) and replay is not None:
@@ -256,6 +256,15 @@ class DaskExecutor:
         self.futures[future.key] = tasks
         self.inflight[future.key] = future
         self.checking[future.key] = claims
+
+    def _resize(self, times: list[float]) -> None:
+        """Batches of about BATCH_S of a worker's play, from the games' times (when not fixed)."""
+        if not self.adapt or not times:
+            return
+        mean = sum(times) / len(times)
+        self.game_s = mean if self.game_s is None else 0.7 * self.game_s + 0.3 * mean
+        self.batch = max(1, min(MAX_BATCH, round(BATCH_S / max(self.game_s, 1e-3))))
+        self.capacity = IN_FLIGHT_PER_WORKER * self.batch * self.usable
 
     def _replays(self) -> Path | None:
         return self.setup.setup.config.replays if self.setup is not None else None
@@ -324,20 +333,7 @@ class DaskExecutor:
 
     def _connect(self) -> None:
         try:
-            if self.spec.local_workers is not None:
-                import dask
-
-                dask.config.set({"distributed.scheduler.allowed-failures": 0})
-                self.cluster = self.dd.LocalCluster(
-                    n_workers=self.spec.local_workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    death_timeout=LOST_AFTER_S,  # workers leave (closing their bots) when we are gone
-                )
-                self.client = self.dd.Client(self.cluster)
-            else:
-                self.client = self.dd.Client(self.spec.address, timeout=f"{LOST_AFTER_S}s")
+            self.cluster, self.client = connect(self.spec, self.dd)
         except (OSError, self.dd.TimeoutError) as exc:
             self.close(True)
             raise ClusterError(f"cannot reach the Dask scheduler at {self.spec.address}: {exc}") from None
@@ -349,41 +345,13 @@ class DaskExecutor:
         return len(workers)
 
     def check_workers(self, setup: ClusterSetup) -> None:
-        """Each worker checks its cache and starts every entrant once, before any game: a worker whose
-        cache cannot be used plays nothing, a worker lacking an entrant's runtime none of its games; an
-        entrant that does not start on a worker, or that no worker can run, stops the run, named."""
-        from arena.tournament.run.dask_worker import CACHE_PROBLEM, probe_task
+        """Each worker checks its cache and starts every entrant once, before any game (`cluster.probe`)."""
+        from arena.tournament.run.dask_worker import probe_task
 
-        workers = sorted(self.client.scheduler_info().get("workers", {}))
-        probes = {w: self.client.submit(probe_task, self.key, self.setup_data, self._seated_all(setup), key=f"{self.key}-probe-{i}",
-                                        workers=[w], allow_other_workers=False, pure=False) for i, w in enumerate(workers)}
-        answers: dict[str, dict[str, str]] = dict(zip(probes, self.client.gather(list(probes.values()))))
-        names = [e.name for e in setup.setup.config.entrants]
-        allowed: dict[int, list[str]] = {i: [] for i in range(len(names))}
-        lines = []
-        for worker, problems in sorted(answers.items()):
-            if CACHE_PROBLEM in problems:
-                self.excluded.add(worker)
-                self._say(f"arena: Dask worker {worker} plays no games: {problems[CACHE_PROBLEM]}")
-                continue
-            for i, name in enumerate(names):
-                problem = problems.get(name)
-                if problem is None:
-                    allowed[i].append(worker)
-                elif problem.startswith("runtime missing"):
-                    self._say(f"arena: Dask worker {worker} plays no game of entrant {name!r}: {problem}")
-                else:
-                    lines.append(f"worker {worker}: entrant {name!r}: {problem}")
-        lines += [f"entrant {names[i]!r}: no worker of the cluster can run it" for i, ws in allowed.items() if not ws and not lines]
-        if len(self.excluded) == len(workers):
-            lines.append("no worker of the cluster can keep bots (see the lines above)")
-        if lines:
-            raise ClusterError("entrants cannot play on every worker of the cluster:\n  " + "\n  ".join(lines))
-        if any(len(ws) < len(workers) for ws in allowed.values()):
-            self.workers = {i: tuple(ws) for i, ws in allowed.items()}
-
-    def _seated_all(self, setup: ClusterSetup) -> dict[str, Any]:
-        return {b.sha256: self.archives[b.sha256] for b in setup.bundles if b.sha256}
+        excluded, self.workers = probe_workers(self.client, probe_task, self.key, self.setup_data,
+                                               {b.sha256: self.archives[b.sha256] for b in setup.bundles if b.sha256},
+                                               [e.name for e in setup.setup.config.entrants], self._say)
+        self.excluded |= excluded
 
     def _next_finished(self) -> Any:
         """The next finished future; a scheduler out of reach for LOST_AFTER_S ends the run."""

@@ -26,6 +26,7 @@ from distributed import Worker, WorkerPlugin, get_worker
 from arena.errors import BotStartError
 from arena.referee.session import BotProcess, BotSpec
 from arena.core.faults import Fault
+from arena.tournament.run.cluster.probe import CACHE_PROBLEM
 from arena.tournament.run.cluster.botcache import ArchiveCache, BundleMismatch, CacheError
 from arena.tournament.run.cluster.crosscheck import PlayedBatch
 from arena.tournament.run.cluster.bundles import ClusterSetup, WorkerUnfit, placed, runtime_missing
@@ -38,7 +39,6 @@ from arena.live.tap import LiveTap
 
 PLUGIN_NAME = "arena-bots"
 T = TypeVar("T")
-CACHE_PROBLEM = "(cache)"  # the key under which `probe_task` reports a cache this worker cannot use
 
 
 class BotCache(WorkerPlugin):
