@@ -103,8 +103,9 @@ def run_steps(steps: list[tuple[list[str], float]], cwd: str, beat: Callable[[],
     """Each step (argv, time-out) of one check, all at once, each outcome given to `decided` as it ends: a
     step mostly waits (for a bot's start-up in the sandbox, its answers, its exit), so on a few cores the
     check takes about its longest step, not their sum. Once `decided` says a step decided the verdict (a
-    refusal), the steps still running are killed and not judged."""
-    cancel = threading.Event()
+    refusal), the steps after it still running are killed and not judged: the first step (check-bot, whose
+    report says most about what is wrong) is left to finish, since its refusal comes first in the verdict."""
+    first, later = threading.Event(), threading.Event()  # kill step 0; kill the steps after it
     if not PARALLEL_STEPS:
         for i, (argv, timeout) in enumerate(steps):
             if decided(i, _run(argv, cwd, timeout, beat)):
@@ -113,9 +114,12 @@ def run_steps(steps: list[tuple[list[str], float]], cwd: str, beat: Callable[[],
 
     def step(i: int) -> None:
         argv, timeout = steps[i]
-        outcome = _run(argv, cwd, timeout, beat if i == 0 else _quiet, cancel)
-        if not cancel.is_set() and decided(i, outcome):
-            cancel.set()
+        mine = first if i == 0 else later
+        outcome = _run(argv, cwd, timeout, beat if i == 0 else _quiet, mine)
+        if not mine.is_set() and decided(i, outcome):
+            later.set()
+            if i == 0:
+                first.set()
 
     threads = [threading.Thread(target=step, args=(i,), name=f"arena-check-step{i}", daemon=True) for i in range(len(steps))]
     for t in threads:

@@ -112,9 +112,17 @@ STEP = """import json, os, sys, time
 from pathlib import Path
 began = time.monotonic()
 kind = sys.argv[1]
-time.sleep(30 if kind == "play" and "refuse" in Path("mode").read_text() else 0.6)
+mode = Path("mode").read_text()
+if mode == "game-first":  # a game refuses at once, check-bot (which refuses too) takes longer
+    time.sleep(2.0 if kind == "check-bot" else 0.1)
+else:
+    time.sleep(30 if kind == "play" and "refuse" in mode else 0.6)
 with open("steps.log", "a") as log:
     log.write(f"{kind} {began} {time.monotonic()} {os.nice(0)}\\n")
+if mode == "game-first":
+    if kind == "check-bot":
+        print("FAIL handshake: it never said hello")
+    sys.exit(1)
 if kind == "check-bot":
     if "refuse" in Path("mode").read_text():
         print("FAIL handshake: it never said hello")
@@ -158,6 +166,16 @@ def test_the_first_refusal_ends_the_other_steps(tmp_path: Path, monkeypatch: pyt
     assert not verdict.passed and verdict.reason.startswith("check-bot failed: FAIL handshake")
     assert [k for k, _, _, _ in steps] == ["check-bot"]  # the games (30 s each) were killed, not waited for
     assert took < 15
+
+
+@pytest.mark.process
+def test_check_bots_refusal_is_the_verdict_even_when_a_game_refuses_first(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game that fails at once does not kill check-bot: its report (the handshake) says most about what
+    is wrong, and it comes first in the verdict (the broken bot of tests/server/test_end_to_end.py)."""
+    verdict, steps, _ = _steps(tmp_path / "bot", "game-first", monkeypatch, tmp_path)
+    assert not verdict.passed and verdict.reason.startswith("check-bot failed: FAIL handshake"), verdict.reason
+    assert "check-bot" in [k for k, _, _, _ in steps]
 
 
 @pytest.mark.process
