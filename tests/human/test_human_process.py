@@ -63,7 +63,7 @@ def test_end_of_input_at_the_terminal_is_the_person_leaving_a_crash(tmp_path: Pa
 
 def test_a_closed_page_is_a_crash_once_the_clock_runs_out(tmp_path: Path) -> None:
     replay = tmp_path / "closed.jsonl"
-    proc = subprocess.Popen([ARENA, "play", "kododo", "--human", "0", "--bot", PY_BOT, "--human-ms", "5000", "--seed", "5",
+    proc = subprocess.Popen([ARENA, "play", "kododo", "--human", "0", "--bot", PY_BOT, "--human-ms", "9000", "--seed", "5",
                              "--replay", str(replay), "--no-sandbox", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -86,7 +86,7 @@ def test_a_closed_page_is_a_crash_once_the_clock_runs_out(tmp_path: Path) -> Non
             proc.communicate()
     faults = [r for r in records(replay) if r["type"] == "fault"]
     assert [(f["seat"], f["kind"], f["step"]) for f in faults] == [(0, "crash", 0)]  # not a timeout
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 15  # the page counts as gone 3 s after its last poll, well inside the 9 s clock
     decisions = [r for r in records(replay) if r["type"] == "decision" and r["seat"] == 0]
     assert all(r["source"] == "fallback" for r in decisions)  # the rest of the game is played without the person
     verify(replay)

@@ -25,6 +25,7 @@ import httpx
 
 from arena.ladder.db import Database
 from arena.ladder.results import public_path, recompute
+from arena.replay.reader import read_replay_bytes
 from tests.server.bots import python_random
 from tests.server.server import ADMIN, ServerProcess
 
@@ -161,7 +162,7 @@ def _judge(data: Path, report: ChaosReport) -> None:
         if [int(g["seq"]) for g in games] != list(range(1, len(games) + 1)):
             report.doubled += 1
         report.bad_records = sum(1 for g in games
-                                 if hashlib.sha256(public_path(Path(g["replay"])).read_bytes()).hexdigest() != g["sha256"])
+                                 if hashlib.sha256(read_replay_bytes(public_path(Path(g["replay"])))).hexdigest() != g["sha256"])
         report.submissions = int(db.one("SELECT COUNT(*) AS n FROM submissions")["n"])  # type: ignore[index]
         report.stuck = int(db.one("SELECT COUNT(*) AS n FROM submissions WHERE status IN ('received', 'checking')")["n"])  # type: ignore[index]
         fresh = recompute(db)

@@ -11,6 +11,7 @@ from pathlib import Path
 from arena.jsonvalue import loads
 from arena.ladder.db import Database
 from arena.ladder.results import PUBLIC_SUFFIX, public_path, recompute
+from arena.replay.reader import read_replay_bytes
 from arena.audit.signing import check, read_public_key
 import pytest
 
@@ -49,8 +50,9 @@ def test_sigkill_mid_ladder_then_restart(tmp_path: Path) -> None:
     assert seqs == list(range(1, len(after) + 1))  # each game stored once, rated once
     assert db.one("SELECT COUNT(*) AS n FROM game_seats")["n"] == 2 * len(after)  # type: ignore[index]
     for row in db.all("SELECT id, replay, sha256 FROM games"):  # the signed file: the game's public record
-        assert hashlib.sha256(public_path(Path(row["replay"])).read_bytes()).hexdigest() == row["sha256"]
-    replays = {p.name for p in (server.data / "replays").glob("*.jsonl") if not p.name.endswith(PUBLIC_SUFFIX)}
+        assert hashlib.sha256(read_replay_bytes(public_path(Path(row["replay"])))).hexdigest() == row["sha256"]
+    names = [p.name.removesuffix(".gz") for p in (server.data / "replays").iterdir()]  # .gz: compressed at rest
+    replays = {n for n in names if n.endswith(".jsonl") and not n.endswith(PUBLIC_SUFFIX)}
     assert len(replays) == len(after)  # the games cut short left no replay behind
     # Ratings kept incrementally equal a recomputation of every stored game in order.
     fresh = recompute(db)

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 import pytest
 
 from arena.ladder.results import public_path
+from arena.replay.reader import read_replay_bytes
 from tests.server.bots import python_random
 from tests.server.server import ADMIN, ServerProcess
 
@@ -88,4 +89,4 @@ def test_a_full_disk_refuses_uploads_clearly_and_the_ladder_resumes(tmp_path: Pa
         assert db.execute("SELECT COUNT(*) FROM submissions WHERE status IN ('received', 'checking')").fetchone()[0] == 0
     assert rows
     for replay, sha in rows:
-        assert hashlib.sha256(public_path(Path(replay)).read_bytes()).hexdigest() == sha  # the signed public record
+        assert hashlib.sha256(read_replay_bytes(public_path(Path(replay)))).hexdigest() == sha  # the signed public record
