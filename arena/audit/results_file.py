@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from arena.audit.signing import verify_record
 from arena.errors import SignatureError
 from arena.jsonvalue import JSON, dumps, loads
 from arena.textsafe import clean
@@ -75,13 +75,7 @@ def check_results(path: str, key: Ed25519PublicKey) -> ResultsCheck:
         record: Any = loads(Path(path).read_bytes())
     except (OSError, ValueError) as exc:
         raise SignatureError(f"cannot read the results file {clean(path, 200)!r}: {clean(exc, 200)}") from None
-    if not isinstance(record, dict) or record.get("format") != FORMAT or not isinstance(record.get("signature"), str):
-        raise SignatureError(f"{clean(path, 200)!r} is not an arena results file ({FORMAT})")
-    try:
-        key.verify(base64.b64decode(record["signature"], validate=True), _payload(record))
-    except (InvalidSignature, ValueError):
-        raise SignatureError(f"the signature in {clean(path, 200)!r} was not made by this key over this file "
-                             "(another server's results, or an edited file)") from None
+    record = verify_record(record, key, FORMAT, clean(path, 200), "results file", "results")
     games = record.get("games")
     if not isinstance(games, list):
         raise SignatureError(f"{clean(path, 200)!r} lists no games")

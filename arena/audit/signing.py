@@ -57,6 +57,20 @@ def _payload(record: dict[str, JSON]) -> bytes:
     return dumps({k: v for k, v in record.items() if k != "signature"})
 
 
+def verify_record(record: Any, key: Ed25519PublicKey, form: str, where: str, what: str, other: str) -> dict[str, Any]:
+    """`record` (a signed JSON object of format `form`, read from `where`) checked against `key`: its fields,
+    else SignatureError naming `what` it should be ("signature record") and whose it may be (`other`)."""
+    noun = what.split()[-1]
+    if not isinstance(record, dict) or record.get("format") != form or not isinstance(record.get("signature"), str):
+        raise SignatureError(f"{where!r} is not an arena {what} ({form})")
+    try:
+        key.verify(base64.b64decode(record["signature"], validate=True), _payload(record))
+    except (InvalidSignature, ValueError):
+        raise SignatureError(f"the signature in {where!r} was not made by this key over this {noun} "
+                             f"(another server's {other}, or an edited {noun})") from None
+    return record
+
+
 def organiser_key_path(store: Path) -> Path:
     """Where `arena run` keeps the organiser's private key by default: beside the results store."""
     return store.with_name(store.name + ".key.pem")
@@ -139,13 +153,7 @@ def check(replay: str | os.PathLike[str], key: Ed25519PublicKey, signature: str 
                              "/api/v1/games/ID/signature, a tournament's beside its replay; or give --signature FILE)") from None
     except (OSError, ValueError) as exc:
         raise SignatureError(f"cannot read the signature record {str(sig_path)!r}: {clean(exc, 200)}") from None
-    if not isinstance(record, dict) or record.get("format") != FORMAT or not isinstance(record.get("signature"), str):
-        raise SignatureError(f"{str(sig_path)!r} is not an arena signature record ({FORMAT})")
-    try:
-        key.verify(base64.b64decode(record["signature"], validate=True), _payload(record))
-    except (InvalidSignature, ValueError):
-        raise SignatureError(f"the signature in {str(sig_path)!r} was not made by this key over this record "
-                             "(another server's replay, or an edited record)") from None
+    verify_record(record, key, FORMAT, str(sig_path), "signature record", "replay")
     from arena.replay.reader import read_replay_bytes
 
     try:

@@ -169,3 +169,17 @@ class Database:
 
 def now() -> float:
     return time.time()
+
+
+@contextlib.contextmanager
+def borrowed(path: Path, db: Database | None) -> Iterator[Database]:
+    """`db` when the caller has one open (a running server's), else the store at `path` opened for the block
+    and closed after it (a command of its own)."""
+    if db is not None:
+        yield db
+        return
+    opened = Database(path)
+    try:
+        yield opened
+    finally:
+        opened.close()

@@ -32,7 +32,7 @@ from arena.errors import ServerError
 from arena.jsonvalue import loads
 from arena.ladder.competition.phases import Phase, Phases
 from arena.ladder.config import ServerConfig
-from arena.ladder.db import Database
+from arena.ladder.db import Database, borrowed
 from arena.ladder.ladder import server_secret
 from arena.ladder.states import BotState
 from arena.results.store import SERVER_FINAL_STORE, Store
@@ -224,14 +224,9 @@ def run_final(config: ServerConfig, sandbox: bool, *, executor: ExecutorFactory 
     """Play the final (its qualifying gauntlet first when there are more entrants than `final.top`), or
     resume it where it stopped; every game stored, signed with the server's key. ServerError when there
     are fewer than two entrants, or too many and no house bot to qualify them against."""
-    own = db is None
-    database = db if db is not None else Database(config.database)
-    try:
+    with borrowed(config.database, db) as database:
         field = entrants(database)
         secret = server_secret(database)
-    finally:
-        if own:
-            database.close()
     if len(field) < 2:
         raise ServerError(f"the final needs at least 2 participants with an active bot; there are {len(field)}")
     make = executor if executor is not None else default_executor(config, cluster)
@@ -260,13 +255,8 @@ def require_final_phase(config: ServerConfig, db: Database | None = None) -> Non
     versions that play fixed (frozen: no upload, no rollback) and the ladder stopped, so the final's field
     cannot change between a run and its resume, nor share the machine with the ladder. What the organiser's
     command, button and API ask before playing it; `run_final` itself plays whatever it is given."""
-    own = db is None
-    database = db if db is not None else Database(config.database)
-    try:
+    with borrowed(config.database, db) as database:
         Phases(database, config.phases).require(Phase.FINAL, "the final")
-    finally:
-        if own:
-            database.close()
 
 
 def final_exists(config: ServerConfig) -> bool:

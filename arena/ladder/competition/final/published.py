@@ -27,7 +27,7 @@ from arena.ladder.competition.final.final import final_folder, final_store, qual
 from arena.ladder.competition.final.places import COLUMNS, DECIDED_BY, places
 from arena.ladder.competition.phases import Change, Phase, Phases
 from arena.ladder.config import ServerConfig
-from arena.ladder.db import Database
+from arena.ladder.db import Database, borrowed
 from arena.ladder.queries import Reads
 from arena.results.lock import StoreLock
 from arena.results.store import Store
@@ -119,14 +119,9 @@ def _write(config: ServerConfig, store: Path, db: Database | None, viewers: bool
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     a = analyse(store)  # `arena standings` with its defaults: what anyone recomputes from the store
     info, names = a.info, list(a.names)
-    own = db is None
-    database = db if db is not None else Database(config.database)
-    try:
+    with borrowed(config.database, db) as database:
         history = _ladder_history(database)
         shown = display_names(database)
-    finally:
-        if own:
-            database.close()
     rows = [{**p.to_json(), "display_name": shown.get(p.name, p.name)} for p in places(a.standings, a.uncertainty, names)]
     stop = info.stop.line() if info.stop is not None else (
         f"every scheduled round played ({info.counted_games} games): the stop rule did not settle the order")
