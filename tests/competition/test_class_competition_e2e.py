@@ -41,6 +41,7 @@ import pytest
 
 from tests.competition.test_competition_process import class_csv
 from tests.server.bots import SAMPLES, manifest
+from tests.server.final.support import stored_indices
 from tests.server.server import ADMIN, ServerProcess, wait_for
 
 pytestmark = [pytest.mark.process, pytest.mark.sandbox]
@@ -83,17 +84,6 @@ def _bot(root: Path, who: str, version: str) -> Path:
     source = (SAMPLES / "python" / "random_bot.py").read_text()  # says its version in its hello: the final stores it
     (folder / "random_bot.py").write_text(source.replace('version="1.0"', f'version="{who}-v{version}"'))
     return folder
-
-
-def _stored(store: Path) -> list[int]:
-    try:
-        conn = sqlite3.connect(store, timeout=5)
-        try:
-            return [int(r[0]) for r in conn.execute("SELECT idx FROM games")]
-        finally:
-            conn.close()
-    except sqlite3.OperationalError:
-        return []
 
 
 def test_a_class_competition_from_accounts_to_published_results(tmp_path: Path) -> None:
@@ -164,7 +154,7 @@ final: {{rounds: 2, min_rounds: 2, workers: 1}}
         run = subprocess.Popen([*ARENA, "serve", str(server.config), "final", "--quiet"], env={**os.environ, **teacher},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
-            wait_for("a final game stored", lambda: len(_stored(store)) >= 1 or run.poll() is not None, 180)
+            wait_for("a final game stored", lambda: len(stored_indices(store)) >= 1 or run.poll() is not None, 180)
             os.killpg(run.pid, signal.SIGSTOP)  # held mid-final (its store's lock held) while the teacher tries to close
             assert run.poll() is None, "the final ended before the test could try to close during it"
             early = serve("phase", "closed")  # while the final plays (in another process): nothing published
@@ -173,12 +163,12 @@ final: {{rounds: 2, min_rounds: 2, workers: 1}}
         finally:
             os.killpg(run.pid, signal.SIGKILL)
             run.wait(30)
-        before = _stored(store)
+        before = stored_indices(store)
         ladder_games = server.get("/api/v1/admin/health", ADMIN).json()["played_since_start"]
         assert before and len(before) == len(set(before))
         again = serve("final", "--quiet")
         assert again.returncode == 0, again.stdout + again.stderr
-        after = _stored(store)
+        after = stored_indices(store)
         assert len(after) == len(set(after)) and set(before) <= set(after)
         total = len(after)
         assert f"final: {total}/" in again.stdout and f"({total - len(before)} by this run)" in again.stdout, again.stdout

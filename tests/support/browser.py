@@ -16,7 +16,7 @@ from typing import Any, Iterator, TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:  # playwright is imported by the browser fixtures only: the fast tier collects these without it
-    from playwright.sync_api import Browser, ConsoleMessage, Page
+    from playwright.sync_api import Browser, ConsoleMessage, Page, Route
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "web" / "artifacts"
 CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
@@ -76,3 +76,28 @@ def screenshot(pg: Page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     pg.screenshot(path=str(path), full_page=True)
     return path
+
+
+def guarded_page(browser: Browser, origin: str, width: int, problems: list[str]) -> Page:
+    """A page whose every request is intercepted: one to anywhere but `origin` is aborted and recorded in
+    `problems`; console errors, uncaught exceptions and dialogs (alert) are recorded too."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+
+    def route(r: Route) -> None:
+        if r.request.url.startswith(origin + "/"):
+            r.continue_()
+        else:
+            problems.append(f"request left the server: {r.request.url}")
+            r.abort()
+
+    context.route("**/*", route)
+    pg = context.new_page()
+
+    def on_console(msg: ConsoleMessage) -> None:
+        if msg.type == "error":
+            problems.append(f"console: {msg.text}")
+
+    pg.on("console", on_console)
+    pg.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    pg.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+    return pg

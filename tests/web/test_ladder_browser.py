@@ -17,10 +17,11 @@ import pytest
 from arena.ladder.checker import CHECK_TIMEOUT_S, GAME_TIMEOUT_S
 from tests.server.bots import HOSTILE_TEXT, hostile, loud_broken, python_random
 from tests.server.server import ADMIN, ServerProcess
+from tests.support.browser import guarded_page
 from tests.web.conftest import screenshot
 
 if TYPE_CHECKING:  # playwright is imported by the browser fixtures only: the fast tier collects these without it
-    from playwright.sync_api import Browser, ConsoleMessage, Page, Route
+    from playwright.sync_api import Browser, Page, Route
 
 pytestmark = [pytest.mark.browser, pytest.mark.process, pytest.mark.sandbox]
 
@@ -63,27 +64,8 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ladder]:
 def open_page(browser: Browser, server: ServerProcess, width: int = 1300) -> tuple[Page, list[str]]:
     """A page whose every request is intercepted: one to anywhere but the server is aborted and
     recorded; console errors, uncaught exceptions and dialogs (alert) are recorded too."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
     problems: list[str] = []
-
-    def route(r: Route) -> None:
-        if r.request.url.startswith(server.url + "/"):
-            r.continue_()
-        else:
-            problems.append(f"request left the server: {r.request.url}")
-            r.abort()
-
-    context.route("**/*", route)
-    pg = context.new_page()
-
-    def on_console(msg: ConsoleMessage) -> None:
-        if msg.type == "error":
-            problems.append(f"console: {msg.text}")
-
-    pg.on("console", on_console)
-    pg.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-    pg.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-    return pg, problems
+    return guarded_page(browser, server.url, width, problems), problems
 
 
 @pytest.fixture

@@ -20,10 +20,11 @@ from arena.server.app import build
 from tests.live.frames import frames
 from tests.live.serving import serving
 from tests.server.inprocess import make_server
+from tests.support.browser import guarded_page
 from tests.web.test_ladder_browser import keep, wait_until
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, ConsoleMessage, Page, Route
+    from playwright.sync_api import Browser, Page
 
 pytestmark = [pytest.mark.browser]
 
@@ -32,25 +33,7 @@ FULL_CARDS = "document.querySelectorAll('#full [data-hand-seat] [data-card]').le
 
 
 def _page(browser: Browser, url: str, width: int, problems: list[str]) -> Page:
-    context = browser.new_context(viewport={"width": width, "height": 900})
-
-    def route(r: Route) -> None:
-        if r.request.url.startswith(url + "/"):
-            r.continue_()
-        else:
-            problems.append(f"request left the server: {r.request.url}")
-            r.abort()
-
-    context.route("**/*", route)
-    pg = context.new_page()
-
-    def on_console(msg: ConsoleMessage) -> None:
-        if msg.type == "error":
-            problems.append(f"console: {msg.text}")
-
-    pg.on("console", on_console)
-    pg.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-    return pg
+    return guarded_page(browser, url, width, problems)
 
 
 @pytest.mark.parametrize("width", [1280, 390])

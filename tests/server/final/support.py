@@ -5,6 +5,7 @@ noise): the final's schedule, stop rule, resume and publication are tested witho
 from __future__ import annotations
 
 import random
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
@@ -72,4 +73,16 @@ class FakeExecutor:
 
     def close(self, interrupted: bool) -> list[Event]:
         self.held.clear()
+        return []
+
+
+def stored_indices(store: Path) -> list[int]:
+    """The schedule indices of the games a results store holds now (none while it is not yet made or is locked)."""
+    try:
+        conn = sqlite3.connect(store, timeout=5)
+        try:
+            return [int(r[0]) for r in conn.execute("SELECT idx FROM games")]
+        finally:
+            conn.close()
+    except sqlite3.OperationalError:
         return []

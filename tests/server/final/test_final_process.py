@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from arena.ladder.config import load
 from arena.ladder.db import Database
 from arena.sandbox.probe import probe
 
-from tests.server.final.support import ADMIN, ROOT
+from tests.server.final.support import ADMIN, ROOT, stored_indices
 from tests.support.tournament import ARENA, wait_for
 
 pytestmark = [pytest.mark.process, pytest.mark.sandbox]
@@ -33,17 +32,6 @@ data: data
 time_control: {decision_ms: 2000}
 final: {rounds: 3, min_rounds: 2, workers: 1}
 """
-
-
-def _indices(store: Path) -> list[int]:
-    try:
-        conn = sqlite3.connect(store, timeout=5)
-        try:
-            return [int(r[0]) for r in conn.execute("SELECT idx FROM games")]
-        finally:
-            conn.close()
-    except sqlite3.OperationalError:
-        return []
 
 
 def _arena(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -74,16 +62,16 @@ def test_a_killed_final_resumes_and_its_published_results_verify(tmp_path: Path)
     run = subprocess.Popen([*ARENA, "serve", "cup.yaml", *flags, "final", "--quiet"], cwd=tmp_path, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
-        wait_for(lambda: len(_indices(store)) >= 4, 120, "four final games stored", run)
+        wait_for(lambda: len(stored_indices(store)) >= 4, 120, "four final games stored", run)
     finally:
         os.killpg(run.pid, signal.SIGKILL)
         run.wait(30)
-    before = _indices(store)
+    before = stored_indices(store)
     assert 4 <= len(before) < 40 and len(before) == len(set(before))
 
     again = _arena("serve", "cup.yaml", *flags, "final", "--quiet", cwd=tmp_path, env=env)
     assert again.returncode == 0, again.stderr
-    after = _indices(store)
+    after = stored_indices(store)
     assert len(after) == len(set(after)) and set(before) <= set(after)
     total = len(after)
     assert f"final: {total}/60 games stored ({total - len(before)} by this run)" in again.stdout
