@@ -131,8 +131,9 @@ def bot_details(read: Reads, bot_id: int, limit: int, viewer: access.Viewer) -> 
                        "bots": g.bots, "finished": g.finished})
         if g.faults:
             shown = access.while_held(role, access.hands_held(viewer.role(None), g.game in held))
-            faults += [{**f, "game": g.game} for f in _faults(g.game_faults, g.bots, {bot_id: shown}, {bot_id: bot.folder})
-                       if f["bot"] == bot_id]
+            withheld = shown is not role and access.may_see(role, Item.STDERR)  # its owner reads them once the deal is out
+            faults += [{**f, "game": g.game, **({"held": True} if withheld else {})}
+                       for f in _faults(g.game_faults, g.bots, {bot_id: shown}, {bot_id: bot.folder}) if f["bot"] == bot_id]
     versions = [{"id": v.id, "version": v.version, "status": v.status.value, "created": v.created, "games": v.games,
                  "mu": v.mu, "sigma": v.sigma} for v in read.versions(bot.owner)]
     body = {**_bot(bot), "versions": versions, "recent_games": recent, "faults": faults,

@@ -129,6 +129,9 @@ def _faults(faults: list[dict[str, Any]], owner: bool) -> str:
         if owner and tail:
             lines = "\n".join(clean(line, LINE_CHARS) for line in tail[-STDERR_TAIL_LINES:])
             out.append(f'<pre class="stderr" aria-label="your bot\'s stderr">{html.escape(lines)}</pre>')
+        elif owner and f.get("held"):
+            out.append('<p class="note held">its stderr and the fault\'s detail are shown once every table of this deal '
+                       'has been played</p>')
         out.append("</li>")
     out.append("</ul>")
     if len(faults) > FAULTS_SHOWN:

@@ -179,3 +179,22 @@ def test_a_running_game_of_a_held_deal_shows_no_hand_behind_the_play() -> None:
     assert access.live_share([org, org], True, deal_open=True).seats == frozenset({0, 1})
     assert access.live_share([a, a], True, deal_open=True).seats == frozenset()
     assert access.live_share([a, a], True).seats == frozenset({0, 1})
+
+
+def test_the_owner_is_told_its_bots_stderr_waits_for_the_deal_and_then_reads_it(ladder: Ladder) -> None:
+    b0 = ladder.bots[0]
+    sibling = results.reserve(ladder.server.db, tuple(ladder.bots), ladder.deal)
+    owner, opponent = ladder.client("owner"), ladder.client("opponent")
+
+    def faults(client: TestClient) -> list[dict[str, object]]:
+        found = [f for f in client.get(f"/api/v1/bots/{b0}").json()["faults"] if f["game"] == ladder.game]
+        assert found
+        return found
+
+    assert all(f.get("held") is True and not f.get("stderr_tail") for f in faults(owner)) and S0 not in str(faults(owner))
+    assert "once every table of this deal has been played" in owner.get(f"/bots/{b0}").text
+    assert not any("held" in f for f in faults(opponent))  # not its stderr to wait for: nothing said about it
+    assert "once every table" not in opponent.get(f"/bots/{b0}").text
+    ladder.finish(sibling)
+    assert not any("held" in f for f in faults(owner)) and S0 in str(faults(owner))
+    assert "once every table" not in owner.get(f"/bots/{b0}").text
