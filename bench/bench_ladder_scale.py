@@ -26,7 +26,7 @@ from pathlib import Path
 from arena.core.result import Played
 from arena.ladder import results
 from arena.ladder.config import parse
-from arena.ladder.db import Database
+from arena.ladder.db import TALLY_SQL, Database
 from arena.ladder.service import Server
 from arena.ladder.states import BotState, GameState
 from arena.stats.ratings import FastRater
@@ -61,6 +61,7 @@ def fill(db_path: Path, games: int) -> None:
                           for k, (a, b) in enumerate(seats)))
         conn.executemany("INSERT INTO game_seats(game_id, seat, bot_id, rank, points, faults, mu, sigma) VALUES(?,?,?,?,?,0,25,2)",
                          ((start + k, s, bot, s + 1, 3 - 2 * s) for k, pair in enumerate(seats) for s, bot in enumerate(pair)))
+    conn.execute(TALLY_SQL)  # the bot page's tally, as the ladder's commits would have kept it
     conn.execute("COMMIT")
     conn.execute("ANALYZE")
 

@@ -84,6 +84,15 @@ CREATE TABLE IF NOT EXISTS game_seats (
     PRIMARY KEY (game_id, seat)
 );
 CREATE INDEX IF NOT EXISTS game_seats_bot ON game_seats(bot_id, game_id);
+CREATE TABLE IF NOT EXISTS head_to_head (  -- a bot against each other bot over their stored games (the bot page's table):
+    bot_id INTEGER NOT NULL,               -- kept in each game's own commit, so it never counts the seats again
+    other INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    ahead INTEGER NOT NULL,                -- games where bot_id ranked above other
+    level INTEGER NOT NULL,
+    behind INTEGER NOT NULL,
+    PRIMARY KEY (bot_id, other)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS phase_changes (  -- arena.ladder.competition.phases: the last row is the phase now
     id INTEGER PRIMARY KEY,
@@ -108,6 +117,17 @@ CREATE TABLE IF NOT EXISTS display_names (  -- a participant's name on the pages
 );
 """
 
+# Every ordered pair of different bots at a stored game, counted from the seats (the tally's first fill).
+TALLY_SQL = """INSERT INTO head_to_head(bot_id, other, games, ahead, level, behind)
+SELECT m.bot_id, o.bot_id, COUNT(*), SUM(m.rank < o.rank), SUM(m.rank = o.rank), SUM(m.rank > o.rank)
+FROM game_seats m JOIN game_seats o ON o.game_id = m.game_id AND o.seat != m.seat
+WHERE o.bot_id != m.bot_id GROUP BY m.bot_id, o.bot_id"""
+
+# One game's pair (bot, other, ahead, level, behind) added to the tally, in the game's commit.
+TALLY_ADD_SQL = """INSERT INTO head_to_head(bot_id, other, games, ahead, level, behind) VALUES(?, ?, 1, ?, ?, ?)
+ON CONFLICT(bot_id, other) DO UPDATE SET games = games + 1, ahead = ahead + excluded.ahead,
+level = level + excluded.level, behind = behind + excluded.behind"""
+
 
 class Database:
     def __init__(self, path: Path) -> None:
@@ -117,6 +137,17 @@ class Database:
         self._writer = self._connect()
         self._writer.executescript(SCHEMA)
         self.generation = 0  # bumped by every write: the key of the API's cached answers
+        self._tally_head_to_head()
+
+    def _tally_head_to_head(self) -> None:
+        """A store from before the `head_to_head` table (or restored from such a backup): its tally
+        counted once from the stored seats, in one transaction; a store that has it is left alone."""
+        conn = self._writer
+        if conn.execute("SELECT 1 FROM head_to_head LIMIT 1").fetchone() or not conn.execute("SELECT 1 FROM game_seats LIMIT 1").fetchone():
+            return
+        with self.write() as w:  # checked again under the write lock: another process may have filled it meanwhile
+            if not w.execute("SELECT 1 FROM head_to_head LIMIT 1").fetchone():
+                w.execute(TALLY_SQL)
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)

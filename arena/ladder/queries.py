@@ -194,10 +194,9 @@ class Reads:
         return [(int(r["game_id"]), float(r["mu"]), float(r["sigma"])) for r in reversed(rows)]
 
     def head_to_head(self, bot: int) -> list[dict[str, int]]:
-        rows = self.db.all("SELECT o.bot_id AS other, COUNT(*) AS games, SUM(m.rank < o.rank) AS ahead, SUM(m.rank = o.rank) AS level, "
-                           "SUM(m.rank > o.rank) AS behind FROM game_seats m JOIN game_seats o ON o.game_id = m.game_id "
-                           "AND o.seat != m.seat WHERE m.bot_id = ? AND o.bot_id != ? GROUP BY o.bot_id ORDER BY games DESC LIMIT 100",
-                           bot, bot)
+        """The bot against each other bot it met (its 100 most met), from the tally each game's commit keeps."""
+        rows = self.db.all("SELECT other, games, ahead, level, behind FROM head_to_head WHERE bot_id = ? "
+                           "ORDER BY games DESC, other LIMIT 100", bot)
         return [{k: int(r[k]) for k in ("other", "games", "ahead", "level", "behind")} for r in rows]
 
     def bot_labels(self) -> list[tuple[int, str, str, str]]:

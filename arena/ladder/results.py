@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.core.result import Played
 from arena.jsonvalue import JSON, dumps, loads
-from arena.ladder.db import Database, now
+from arena.ladder.db import TALLY_ADD_SQL, Database, now
 from arena.stats.ratings import FastRater, RatingModel, RatingOverflow
 from arena.ladder.states import BotState, GameState
 
@@ -105,6 +105,8 @@ def commit(db: Database, done: Finished, fault_limit: int, rater: FastRater) -> 
                           "(its faults and stderr are on your bot's page; submit a fixed version)")
                 conn.execute("UPDATE bots SET status = ?, reason = ? WHERE id = ?", (BotState.SUSPENDED, reason, bot))
                 suspended.append(bot)
+        conn.executemany(TALLY_ADD_SQL, [(a, b, int(ra < rb), int(ra == rb), int(ra > rb))
+                                         for a, ra in zip(seats, played.ranks) for b, rb in zip(seats, played.ranks) if a != b])
     return suspended
 
 
