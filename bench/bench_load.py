@@ -15,7 +15,9 @@ seconds, all on loopback at once:
 - a Python probe asks for the leaderboard page `/` every second (p50/p99, measured from this process).
 At the end: every accepted upload (202) must be one of its participant's submissions (`/api/v1/me`):
 lost uploads are counted; the uploads the checker judged within the run give the upload-to-verdict
-times. The viewers and uploaders are httpx's asyncio client, one connection per simulated client, all in
+times. Then (`--drain`, 300 s by default) nobody uploads or views while the server and its ladder go on,
+until every submission has its verdict: the checker keeps up if none is left waiting, and the time from the
+crowd's end to the last verdict says by how much it fell behind. The viewers and uploaders are httpx's asyncio client, one connection per simulated client, all in
 this process (its own latency shows in their figures, not in wrk's).
 """
 
@@ -93,6 +95,9 @@ class Run:
         self.ran_s = self.waited_s = 0.0
         self.loop_ran_s = self.loop_waited_s = 0.0  # the event loop's thread alone
         self.replaced = 0  # submissions refused unchecked: their participant sent a newer one while they waited
+        self.ended = 0.0  # when the crowd stopped (time.time(), as the store's timestamps)
+        self.judged_all: list[tuple[float, float]] = []  # every submission's (created, finished), the drain's included
+        self.drained_s: float | None = None  # from the crowd's end to the last verdict (--drain)
         self.route_ms: list[float] = []  # the leaderboard route's own work, profiled before the crowd  # the server process's threads: running, and runnable but waiting for a CPU
 
     async def viewer(self, http: httpx.AsyncClient) -> None:
@@ -206,7 +211,22 @@ def sched(pid: int) -> tuple[float, float, float, float]:
     return ran, waited, main_ran, main_waited
 
 
-def measure(games: int, seconds: float, viewers: int, uploaders: int) -> tuple[Run, int, int, list[float], int]:
+def drain(database: Path, limit_s: float) -> float | None:
+    """Seconds from the crowd's end until the checker has given every submission its verdict (the ladder
+    and the server still running, nobody uploading), or None if some still wait after `limit_s`."""
+    import sqlite3
+
+    began = time.monotonic()
+    while time.monotonic() - began < limit_s:
+        with sqlite3.connect(database) as db:
+            if not db.execute("SELECT COUNT(*) FROM submissions WHERE finished IS NULL").fetchone()[0]:
+                return time.monotonic() - began
+        time.sleep(0.5)
+    return None
+
+
+def measure(games: int, seconds: float, viewers: int, uploaders: int,
+            drain_s: float = 0.0) -> tuple[Run, int, int, list[float], int]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         _config(folder, _port())
@@ -217,11 +237,14 @@ def measure(games: int, seconds: float, viewers: int, uploaders: int) -> tuple[R
             time.sleep(3)
             cpu0, wall0, sched0 = served.own_cpu(), time.monotonic(), sched(served.proc.pid)
             run, mine = asyncio.run(crowd(served.url, seconds, viewers, uploaders))
+            run.ended = time.time()
             run.server_share = (served.own_cpu() - cpu0) / (time.monotonic() - wall0)
             sched1 = sched(served.proc.pid)
             run.ran_s, run.waited_s = sched1[0] - sched0[0], sched1[1] - sched0[1]
             run.loop_ran_s, run.loop_waited_s = sched1[2] - sched0[2], sched1[3] - sched0[3]
             run.route_ms = route
+            if drain_s:
+                run.drained_s = drain(folder / "data" / "server.sqlite", drain_s)
         finally:
             served.stop()
         lost = accepted = 0
@@ -235,9 +258,11 @@ def measure(games: int, seconds: float, viewers: int, uploaders: int) -> tuple[R
 
         with sqlite3.connect(folder / "data" / "server.sqlite") as db:
             judged = db.execute("SELECT created, finished FROM submissions WHERE finished IS NOT NULL "
-                                "AND reason NOT LIKE 'not checked:%'").fetchall()
+                                "AND reason NOT LIKE 'not checked:%' AND finished <= ?", (run.ended,)).fetchall()
+            run.judged_all = db.execute("SELECT created, finished FROM submissions WHERE finished IS NOT NULL").fetchall()
             run.replaced = db.execute("SELECT COUNT(*) FROM submissions WHERE reason LIKE 'not checked:%'").fetchone()[0]
-            waiting = db.execute("SELECT COUNT(*) FROM submissions WHERE finished IS NULL").fetchone()[0]
+            waiting = db.execute("SELECT COUNT(*) FROM submissions WHERE finished IS NULL OR finished > ?",
+                                 (run.ended,)).fetchone()[0]
         verdicts = [f - c for c, f in judged]
         return run, accepted, lost, verdicts, int(waiting)
 
@@ -248,9 +273,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--viewers", type=int, default=100)
     parser.add_argument("--uploaders", type=int, default=30)
+    parser.add_argument("--drain", type=float, default=300.0,
+                        help="then wait up to this many seconds for the checker to judge every upload (0: not)")
     parser.add_argument("--write", action="store_true", help="write the figures into BENCHMARKS.md")
     args = parser.parse_args()
-    run, accepted, lost, verdicts, waiting = measure(args.games, args.seconds, args.viewers, args.uploaders)
+    run, accepted, lost, verdicts, waiting = measure(args.games, args.seconds, args.viewers, args.uploaders, args.drain)
     figures = []
     verdict_rows = ["| target | measured | target | status |", "|---|---|---|---|"]
     games_label = f"{args.games:,}"
@@ -267,6 +294,20 @@ def main() -> None:
             label = f"{crowd}: {kind} (from the crowd's process)"
             figures += [Figure(label, "ms p50", (pct(values, 0.5),)), Figure(label, "ms p99", (pct(values, 0.99),))]
     verdict_rows.append(f"| uploads lost | {lost} of {accepted} accepted | 0 | {'met' if lost == 0 else 'missed'} |")
+    if args.drain:
+        every = [f - c for c, f in run.judged_all]
+        drained = run.drained_s is not None
+        verdict_rows.append(f"| the checker keeps up: every upload judged after the crowd stops | "
+                            + (f"all {len(every)}, the last {run.drained_s:.0f} s after" if drained else
+                               f"not all within {args.drain:.0f} s") + f" | within {args.drain:.0f} s | "
+                            f"{'met' if drained else 'missed'} |")
+        if drained and run.drained_s is not None:
+            figures.append(Figure("server under a crowd: from the crowd's end to the last verdict", "s", (run.drained_s,)))
+        if every:
+            figures += [Figure("server under a crowd: upload to verdict (every upload, the drain's included)", "s p50",
+                               (pct(every, 0.5),)),
+                        Figure("server under a crowd: upload to verdict (every upload, the drain's included)", "s max",
+                               (max(every),))]
     if verdicts:
         figures.append(Figure("server under a crowd: upload to verdict (judged within the run)", "s p50", (pct(verdicts, 0.5),)))
         figures.append(Figure("server under a crowd: upload to verdict (judged within the run)", "s max", (max(verdicts),)))
@@ -291,7 +332,7 @@ def main() -> None:
                      f"{os.cpu_count()} cores (a machine shared with other work).",
                      "", "wrk's report:", "", "```", run.wrk.strip(), "```"]
     command = (f"python -m bench.bench_load --games {args.games} --seconds {args.seconds:g} --viewers {args.viewers} "
-               f"--uploaders {args.uploaders} --write")
+               f"--uploaders {args.uploaders} --drain {args.drain:g} --write")
     text = report(command, "loopback, sandbox on, the ladder running", verdict_rows, figures)
     print(text)
     if args.write:
