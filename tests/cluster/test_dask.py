@@ -163,10 +163,12 @@ def test_a_worker_killed_mid_run_loses_only_its_game(tmp_path: Path, mark: str) 
 
 
 def test_a_coordinator_killed_mid_run_resumes_without_duplicates(tmp_path: Path, mark: str) -> None:
-    local = tconfig.load(_config(tmp_path, "local"))
+    # Six rounds: the first batches are of up to 12 games, each stored once its check returns, so with
+    # two rounds a quiet machine could store all 24 games between two looks at the store.
+    local = tconfig.load(_config(tmp_path, "local", rounds=6))
     expected = runner.run(local, concurrency=1, quiet=True, secret=SECRET)
 
-    path = _config(tmp_path, "cluster", delay_ms=20)
+    path = _config(tmp_path, "cluster", delay_ms=20, rounds=6)
     cfg = tconfig.load(path)
     first = subprocess.Popen([ARENA, "run", "--secret", SECRET, str(path), "-q", "--cluster", "local:2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
@@ -180,7 +182,7 @@ def test_a_coordinator_killed_mid_run_resumes_without_duplicates(tmp_path: Path,
     again = subprocess.run([ARENA, "run", "--secret", SECRET, str(path), "-q", "--cluster", "local:2"], capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     stored = _stored(cfg.store)
-    assert [g[0] for g in stored] == list(range(24)), "a game missing or stored twice"
+    assert [g[0] for g in stored] == list(range(local.schedule.rounds * 12)), "a game missing or stored twice"
     assert stored == _stored(local.store)
     with Store.open_existing(cfg.store) as s:
         assert store_standings(s) == expected.standings

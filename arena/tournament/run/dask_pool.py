@@ -93,6 +93,7 @@ class DaskExecutor:
         self.key = f"arena-{uuid.uuid4().hex[:12]}"  # this run's bots on the workers
         self.futures: dict[str, tuple[GameTask, ...]] = {}  # Dask key -> the batch it plays
         self.inflight: dict[str, Any] = {}  # Dask key -> future
+        self.pinned: dict[str, frozenset[str]] = {}  # Dask key -> the only workers it may run on
         self.buffer: list[GameTask] = []  # submitted, not yet sent
         self.ready: deque[Event] = deque()  # events of finished batches, not yet read
         self.batches = 0
@@ -172,6 +173,8 @@ class DaskExecutor:
                                             key=name, pure=False, retries=0, **where)
                 self.futures[future.key] = chunk
                 self.inflight[future.key] = future
+                if allowed is not None:
+                    self.pinned[future.key] = frozenset(allowed)
 
     def _usable(self) -> int:
         self.usable = max(1, len(self._workers() - self.excluded))
@@ -202,12 +205,15 @@ class DaskExecutor:
             idle = IN_FLIGHT_PER_WORKER * self._usable() - (len(self.inflight) - len(self.checking))
             if self.buffer and (idle > 0 or not self.inflight):  # a worker would wait: send what there is
                 self._flush(max(1, idle))
-            self._collect(self._next_finished())
+            future = self._next_finished()
+            if future is not None:
+                self._collect(future)
         return self.ready.popleft()
 
     def _collect(self, future: Any) -> None:
         tasks = self.futures.pop(future.key)
         del self.inflight[future.key]
+        self.pinned.pop(future.key, None)
         try:
             events: Any = future.result()  # on the worker: a PlayedBatch, a WorkerUnfit, or a check's verdicts
         except self.dd.KilledWorker as exc:
@@ -241,13 +247,16 @@ class DaskExecutor:
                     self.ready.append(kept(event, replay, self._replays()))
             else:
                 self.ready.append(event)
-        if not claims:
-            return
+        if claims:
+            self._send_check(claims)
+
+    def _send_check(self, claims: dict[int, tuple[GameDone, bytes, str]]) -> None:
+        """Claimed results, each re-simulated by a worker other than the one that played it (any, if none)."""
         from arena.tournament.run.cluster.crosscheck import check_batch
 
         assert self.setup is not None
         batch_claims = tuple(claim(done, replay, self.setup.setup.secret) for done, replay, _ in claims.values())
-        others = sorted(self._workers() - self.excluded - {batch.worker})
+        others = sorted(self._workers() - self.excluded - {worker for _, _, worker in claims.values()})
         where: dict[str, Any] = {"workers": others, "allow_other_workers": False} if others else {}
         self.batches += 1
         tasks = tuple(done.task for done, _, _ in claims.values())
@@ -256,6 +265,25 @@ class DaskExecutor:
         self.futures[future.key] = tasks
         self.inflight[future.key] = future
         self.checking[future.key] = claims
+        if others:
+            self.pinned[future.key] = frozenset(others)
+
+    def _stranded(self) -> bool:
+        """Batches pinned to workers that have all left (one killed, say, and its nanny's new one under
+        another address), which Dask would hold for them for ever: a check is sent to the workers there
+        now, a batch of games is given back to be played again. True once something is given back."""
+        alive = self._workers()
+        for key in [k for k, allowed in self.pinned.items() if not allowed & alive]:
+            allowed = self.pinned.pop(key)
+            self.inflight.pop(key).cancel()
+            tasks = self.futures.pop(key)
+            claims = self.checking.pop(key, None)
+            if claims is not None:
+                self._send_check(claims)
+            else:
+                self.ready.append(WorkerLost(worker="Dask worker " + ", ".join(sorted(allowed)),
+                                             detail="it left before playing these games", tasks=tasks))
+        return bool(self.ready)
 
     def _resize(self, times: list[float]) -> None:
         """Batches of about BATCH_S of a worker's play, from the games' times (when not fixed)."""
@@ -354,7 +382,8 @@ class DaskExecutor:
         self.excluded |= excluded
 
     def _next_finished(self) -> Any:
-        """The next finished future; a scheduler out of reach for LOST_AFTER_S ends the run."""
+        """The next finished future, or None once games are given back (`_stranded`); a scheduler out of
+        reach for LOST_AFTER_S ends the run."""
         away_since: float | None = None
         while True:
             try:
@@ -367,6 +396,8 @@ class DaskExecutor:
                 return min(done, key=lambda f: self.futures[f.key][0].index)
             if self.client.status == "running":
                 away_since = None
+                if self.pinned and self._stranded():
+                    return None
                 continue
             away_since = away_since if away_since is not None else time.monotonic()
             if time.monotonic() - away_since > LOST_AFTER_S:
