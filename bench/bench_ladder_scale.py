@@ -153,7 +153,7 @@ def main() -> None:
     lines = [f"Filled {args.games:,} games (and their {2 * args.games:,} seats) in {filled:.0f} s; while measuring, "
              f"{stored_rate:.0f} games/s were stored (asked {args.rate:.0f}) through the ladder's own commit, each write "
              f"emptying the page cache. wrk, 1 thread, {args.connections} connections, {args.seconds} s a route; "
-             "server and writer in one process (as `arena serve`), on a 2-core machine shared with other work."]
+             "server and writer in one process (as `arena serve`), on a 2-core machine."]
     command = f".venv/bin/python -m bench.bench_ladder_scale --games {args.games} --rate {args.rate:.0f}"
     text = report(f"{command} --write", f"{time.perf_counter() - began:.0f} s", lines, figures)
     print(text)

@@ -155,9 +155,14 @@ class DaskExecutor:
 
     def _flush(self, parts: int) -> None:
         """Send the buffered tasks as (at least) `parts` batches, each restricted to the workers that
-        may seat all its entrants."""
+        may seat all its entrants. Once the runner has fewer games out than the executor could hold (the
+        schedule's last ones), they are shared out among all the workers: a last full batch on one worker
+        would leave the others idle until it ends."""
         from arena.tournament.run.dask_worker import play_batch
 
+        outstanding = len(self.buffer) + sum(len(tasks) for tasks in self.futures.values())
+        if outstanding < self.capacity:
+            parts = max(parts, self.usable)
         groups: dict[tuple[str, ...] | None, list[GameTask]] = {}
         for task in self.buffer:
             groups.setdefault(self._allowed(task), []).append(task)

@@ -67,6 +67,7 @@ def check_batch(claims: tuple[Claim, ...]) -> list[tuple[int, str | None]]:
     and result, else (index, what is wrong)."""
     from arena.audit.verify import verify_replay
 
+    _beside_the_games()
     out: list[tuple[int, str | None]] = []
     with tempfile.TemporaryDirectory(prefix="arena-check-") as folder:
         for claim in claims:
@@ -86,3 +87,15 @@ def check_batch(claims: tuple[Claim, ...]) -> list[tuple[int, str | None]]:
             else:
                 out.append((claim.index, None))
     return out
+
+
+def _beside_the_games() -> None:
+    """Leave the worker's thread pool (`distributed.secede`): a worker runs one task at a time, and a check
+    would hold back its next batch of games, whose bots mostly wait; seceded, it runs beside them. Called
+    outside a Dask worker (a test calling the task itself), nothing."""
+    try:
+        from distributed import secede
+
+        secede()  # type: ignore[no-untyped-call]
+    except (ImportError, ValueError):
+        pass
