@@ -25,6 +25,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     srv.stop()
 
 
+def _released(server: ServerProcess, bot: int, token: str) -> int | None:
+    """The newest finished game of `bot` whose deal is played out (its replay no longer held), if any."""
+    for listed in server.get(f"/api/v1/games?bot={bot}&limit=20").json()["games"]:
+        if server.get(f"/api/v1/games/{listed['id']}", token).json().get("held") is False:
+            return int(listed["id"])
+    return None
+
+
 def _bot(server: ServerProcess, bot: int) -> dict:  # type: ignore[type-arg]
     return server.get(f"/api/v1/bots/{bot}").json()  # type: ignore[no-any-return]
 
@@ -67,9 +75,12 @@ def test_three_participants_submit_the_ladder_plays_a_new_version_takes_over(ser
     assert [b["id"] for b in mine] == [v2["bot"]] and mine[0]["version"] == "2"
 
     # A downloaded replay verifies with the server's public key; a changed one does not.
-    game = server.get(f"/api/v1/games?bot={v2['bot']}&limit=1").json()["games"][0]["id"]
+    # A game whose deal is played out: while another table of its deal waits, its replay is held (403).
+    game = server.wait("a game of the new version whose deal is played out", lambda: _released(server, v2["bot"], tokens["alice"]))
     replay = tmp_path / "game.jsonl"
-    replay.write_bytes(server.get(f"/api/v1/games/{game}/replay", tokens["alice"]).content)
+    download = server.get(f"/api/v1/games/{game}/replay", tokens["alice"])
+    assert download.status_code == 200, download.text
+    replay.write_bytes(download.content)
     Path(str(replay) + ".sig.json").write_bytes(server.get(f"/api/v1/games/{game}/signature").content)
     key = tmp_path / "server.pem"
     key.write_text(server.get("/api/v1/public-key").text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import signal
 import subprocess
 import sys
 import time
@@ -129,4 +130,12 @@ def start_run(config: Path, *args: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own group, as a terminal would give it
         cwd=REPO,
+        preexec_fn=_ctrl_c_as_a_terminal_gives_it,
     )
+
+
+def _ctrl_c_as_a_terminal_gives_it() -> None:
+    """SIGINT at its default in the run, as a terminal's foreground job has it, whoever started the tests: a
+    shell without job control starts its background jobs (`make test &`) with SIGINT ignored, and that
+    inherited disposition would make the run ignore the Ctrl-C the tests send."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
