@@ -40,6 +40,10 @@ def test_each_role_reads_only_its_share_of_a_real_ladder_game(server: ServerProc
         return next((int(f["game"]) for f in faults if f.get("stderr_tail")), None)
 
     game = int(server.wait("a ladder game of the marked bot with its fault", faulty))
+    # The ladder paused, so every role reads the same finished games: a game's hands (and its owner's stderr) are
+    # held while another table of its deal waits, and a ladder still playing would change what each page lists.
+    assert server.post("/api/v1/admin/ladder/pause", ADMIN).status_code == 200
+    server.wait("the games in flight to end", lambda: server.get("/api/v1").json()["in_flight"] == 0)
     tokens["anonymous"], tokens["organiser"] = "", ADMIN
     routes = [f"/api/v1/games/{game}", f"/api/v1/bots/{bot}", f"/api/v1/games/{game}/replay", f"/games/{game}", f"/bots/{bot}"]
     seen = {}
