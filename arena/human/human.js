@@ -129,7 +129,9 @@
           esc(state.players[seat] || "") + (seat === s ? " (you)" : "") + ' <span class="score">' + esc(String(score)) + " pts</span></div>";
       } };
     var own = G.render[state.game];
-    if (!own || state.view === null) { return state.view === null ? '<p class="empty">the game has not asked you anything yet</p>' : G.generic(ctx); }
+    if (!own || state.view === null) {
+      return state.view !== null ? G.generic(ctx) : '<p class="empty">' + (state.phase === "over" ? "the game is over: its record is on your games page" : "the game has not asked you anything yet") + "</p>";
+    }
     try { return own(ctx); } catch (err) { return '<div class="renderer-error">' + esc(String(err && err.message || err)) + "</div>" + G.generic(ctx); }
   }
   function eventHtml(e) {
@@ -142,7 +144,7 @@
     $("title").textContent = "arena · " + state.game + " · you play seat " + state.seat;
     $("players").textContent = state.players.map(function (p, i) { return "seat " + i + ": " + p; }).join(" · ");
     var status = { asked: "your move", waiting: "waiting for the other players", over: "the game is over", closed: "the game is closed" };
-    $("status").textContent = status[state.phase] || state.phase;
+    $("status").textContent = (status[state.phase] || state.phase) + (state.phase === "over" && state.reason ? ": " + state.reason : "");
     document.documentElement.setAttribute("data-phase", state.phase);
     $("step").textContent = state.step === null ? "" : "step " + state.step;
     $("board").innerHTML = board();

@@ -42,8 +42,13 @@ def test_crashing_and_hanging_bots_are_suspended(tmp_path: Path) -> None:
             assert 3 <= page["games"] - before[mode] <= 12 and page["faults"], (before[mode], page)
             kinds = {f["kind"] for f in page["faults"]}
             assert kinds <= {"crash", "timeout", "start_failed"}, kinds
-            if mode == "crash":
-                assert any("sneaky: crashing in a ladder game" in line for f in page["faults"] for line in f["stderr_tail"])
+            if mode == "crash":  # its owner reads the stderr once the fault's deal is played out at every table
+                def told(bot: int = bot, token: str = token) -> bool:
+                    faults = server.get(f"/api/v1/bots/{bot}", token).json()["faults"]
+                    assert all(("stderr_tail" in f) != f.get("held", False) for f in faults), faults
+                    return any("sneaky: crashing in a ladder game" in line for f in faults for line in f.get("stderr_tail", []))
+
+                server.wait("the crash's stderr shown to its owner", told, 120)
             # Others see the faults, not the stderr.
             public = server.get(f"/api/v1/bots/{bot}").json()
             assert public["status"] == "suspended" and all("stderr_tail" not in f for f in public["faults"])

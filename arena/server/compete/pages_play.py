@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from arena.errors import PlayRefused
 from arena.human.page import seat_page
-from arena.jsonvalue import loads
+from arena.jsonvalue import dumps, loads
 from arena.ladder import access
 from arena.ladder.competition.human_games import HumanGame
 from arena.server.http import ApiError, path_id, state
@@ -33,6 +33,7 @@ from arena.server.web_session import Viewer, check_write, csrf_token, form, html
 
 FORWARD_TIMEOUT_S = 10.0  # the seat's long poll answers within LONG_POLL_S (2 s)
 MAX_CHOICE_BYTES = 4096
+LAST_STATES_KEPT = 64  # games whose last forwarded state is kept (more than are played at once)
 
 
 def play_form(request: Request, session: Viewer | None, bot_id: int) -> str:
@@ -145,7 +146,7 @@ def _forward(url: str, body: bytes | None) -> tuple[int, bytes]:
 
 
 async def seat_state(request: Request) -> Response:
-    """The seat's state (a long poll), forwarded; after the game, its end as stored."""
+    """The seat's state (a long poll), forwarded; once the seat is gone, the game's end (`_end_state`)."""
     session = _player(request)
     game = _own(request, session)
     url = state(request).human.seat_url(game.id)
@@ -155,25 +156,40 @@ async def seat_state(request: Request) -> Response:
     if url is not None:
         status, body = await run_in_threadpool(_forward, f"{url}state?since={since}", None)
         if status == 200:
-            if _phase(body) == "over":  # the game's end as the seat showed it: shown again once the seat is gone
+            with human.lock:  # the state last forwarded: the base of the end shown once the seat is gone
+                human.last_states.pop(game.id, None)
                 human.last_states[game.id] = body
-                while len(human.last_states) > 64:
+                while len(human.last_states) > LAST_STATES_KEPT:
                     human.last_states.pop(next(iter(human.last_states)))
             return Response(body, 200, media_type="application/json", headers={"Cache-Control": "no-store"})
-    last = human.last_states.get(game.id)
-    if last is not None and game.status in ("over", "failed"):
-        return Response(last, 200, media_type="application/json", headers={"Cache-Control": "no-store"})
+    if game.status in ("over", "failed"):
+        return Response(_end_state(human.last_states.get(game.id), game, state(request).config.game), 200,
+                        media_type="application/json",
+                        headers={"Cache-Control": "no-store"})
     return Response(status_code=503 if game.status in ("starting", "playing") else 410,
                     content=b'{"refused": "the seat is not being played now"}', media_type="application/json",
                     headers={"Cache-Control": "no-store"})
 
 
-def _phase(body: bytes) -> object:
+def _end_state(last: bytes | None, game: HumanGame, name: str) -> bytes:
+    """The game's end for a page whose seat is gone: the seat's own `over` state where the page was
+    forwarded it; else the last state it was forwarded (its view and events), closed with the result as
+    stored (the seat may exit before a slow page fetches its end, and a page reloaded later has none)."""
     try:
-        data = loads(body)
+        data = loads(last) if last is not None else {}
     except ValueError:
-        return None
-    return data.get("phase") if isinstance(data, dict) else None
+        data = {}
+    if not isinstance(data, dict) or not data:
+        data = {"game": name, "game_id": None, "seat": game.seat, "players": [], "time_control": None, "step": None,
+                "view": None, "events": [], "events_dropped": 0}
+    elif data.get("phase") == "over" and last is not None:
+        return last
+    stored = game.result if isinstance(game.result, dict) else {}
+    result = {"points": stored.get("points"), "ranks": stored.get("ranks")} if game.status == "over" and stored else None
+    version = data.get("version")
+    return dumps({**data, "version": (version if isinstance(version, int) else 0) + 1, "phase": "over",
+                  "request_id": None, "legal": [], "remaining_ms": None, "result": result,
+                  **({} if result is not None else {"reason": game.reason or "the game ended without a result"})})
 
 
 async def choose(request: Request) -> Response:
