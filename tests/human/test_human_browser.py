@@ -20,7 +20,7 @@ from typing import IO, Iterator, TYPE_CHECKING
 import pytest
 
 from arena.replay import iter_replay
-from tests.support.browser import screenshot
+from tests.support.browser import page_says, screenshot
 from tests.support.plugins import fake_distribution, plugin_env
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def phase(pg: Page) -> str:
 
 def wait_for(pg: Page, expression: str, timeout_s: float = 20) -> None:
     deadline = time.monotonic() + timeout_s
-    while not pg.evaluate(expression):
+    while not page_says(pg, expression):
         if time.monotonic() > deadline:
             raise AssertionError(f"waited for {expression}; the page shows {pg.inner_text('body')[:800]!r}")
         pg.wait_for_timeout(15)

@@ -101,3 +101,16 @@ def guarded_page(browser: Browser, origin: str, width: int, problems: list[str])
     pg.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     pg.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
     return pg
+
+
+def page_says(pg: Page, expression: str) -> bool:
+    """`expression`'s truth in the page; False while a navigation swaps the document (a click on a link
+    can leave `document.documentElement` null, or the context destroyed, for a moment)."""
+    from playwright.sync_api import Error
+
+    try:
+        return bool(pg.evaluate(expression))
+    except Error as exc:
+        if "dataset" in str(exc) or "null" in str(exc) or "context was destroyed" in str(exc) or "navigat" in str(exc):
+            return False
+        raise

@@ -17,7 +17,7 @@ import pytest
 from arena.ladder.checker import CHECK_TIMEOUT_S, GAME_TIMEOUT_S
 from tests.server.bots import HOSTILE_TEXT, hostile, loud_broken, python_random
 from tests.server.server import ADMIN, ServerProcess
-from tests.support.browser import guarded_page
+from tests.support.browser import guarded_page, page_says
 from tests.web.conftest import screenshot
 
 if TYPE_CHECKING:  # playwright is imported by the browser fixtures only: the fast tier collects these without it
@@ -106,7 +106,7 @@ def wait_until(pg: Page, expression: str, timeout_s: float, server: ServerProces
     """Poll `expression` in the page from here (the pages' CSP forbids the eval `wait_for_function` uses).
     A time-out says what the page showed and, given the server, the end of its log."""
     deadline = time.monotonic() + timeout_s
-    while not pg.evaluate(expression):
+    while not page_says(pg, expression):
         if time.monotonic() >= deadline:
             log = server.log.read_text(errors="replace")[-3000:] if server is not None else ""
             raise AssertionError(f"waited {timeout_s} s for {expression}; the page showed "
