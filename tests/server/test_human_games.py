@@ -321,7 +321,7 @@ def test_the_end_is_shown_after_the_seat_is_gone(tmp_path: Path, monkeypatch: py
     assert fresh["result"] == {"points": [12, 9], "ranks": [1, 2]} and fresh["phase"] == "over"
     assert fresh["seat"] == 0 and fresh["players"] == [] and fresh["events"] == [] and fresh["game"] == server.config.game
     # the seat's own `over` state, where the page was forwarded it, is shown as it was
-    server.human.last_states[game] = b'{"phase": "over", "version": 9, "result": {"points": [1, 2], "ranks": [2, 1]}}'
+    server.human.keep_state(game, b'{"phase": "over", "version": 9, "result": {"points": [1, 2], "ranks": [2, 1]}}')
     assert alice_client.get(f"/play/{game}/state?since=0").json()["version"] == 9
     # a game that failed ends the page's polling too, saying why
     with server.db.write() as conn:

@@ -111,6 +111,6 @@ def page_says(pg: Page, expression: str) -> bool:
     try:
         return bool(pg.evaluate(expression))
     except Error as exc:
-        if "dataset" in str(exc) or "null" in str(exc) or "context was destroyed" in str(exc) or "navigat" in str(exc):
+        if any(part in str(exc) for part in ("of null", "context was destroyed", "navigat")):
             return False
         raise

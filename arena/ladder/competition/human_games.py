@@ -40,6 +40,7 @@ from arena.sandbox.policy import SandboxPolicy
 from arena.textsafe import clean
 
 LOW_PRIORITY_NICE = 10  # the niceness of a person's game's bots: the ladder's ranked games come first
+LAST_STATES_KEPT = 64  # games whose last seat state forwarded to their page is kept
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS human_games (
@@ -125,6 +126,19 @@ class HumanGames:
         """The seat's loopback URL while game `game_id` is played (the caller checks who asks)."""
         with self.lock:
             return self.seats.get(game_id)
+
+    def keep_state(self, game_id: int, body: bytes) -> None:
+        """The seat state last forwarded to game `game_id`'s page: what its page is shown once the seat is
+        gone (the newest LAST_STATES_KEPT games' are kept, more than are ever played at once)."""
+        with self.lock:
+            self.last_states.pop(game_id, None)
+            self.last_states[game_id] = body
+            while len(self.last_states) > LAST_STATES_KEPT:
+                self.last_states.pop(next(iter(self.last_states)))
+
+    def kept_state(self, game_id: int) -> bytes | None:
+        with self.lock:
+            return self.last_states.get(game_id)
 
     # --- starting one ---------------------------------------------------------------------------------
 

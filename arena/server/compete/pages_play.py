@@ -33,7 +33,6 @@ from arena.server.web_session import Viewer, check_write, csrf_token, form, html
 
 FORWARD_TIMEOUT_S = 10.0  # the seat's long poll answers within LONG_POLL_S (2 s)
 MAX_CHOICE_BYTES = 4096
-LAST_STATES_KEPT = 64  # games whose last forwarded state is kept (more than are played at once)
 
 
 def play_form(request: Request, session: Viewer | None, bot_id: int) -> str:
@@ -156,16 +155,11 @@ async def seat_state(request: Request) -> Response:
     if url is not None:
         status, body = await run_in_threadpool(_forward, f"{url}state?since={since}", None)
         if status == 200:
-            with human.lock:  # the state last forwarded: the base of the end shown once the seat is gone
-                human.last_states.pop(game.id, None)
-                human.last_states[game.id] = body
-                while len(human.last_states) > LAST_STATES_KEPT:
-                    human.last_states.pop(next(iter(human.last_states)))
+            human.keep_state(game.id, body)  # the base of the end shown once the seat is gone
             return Response(body, 200, media_type="application/json", headers={"Cache-Control": "no-store"})
     if game.status in ("over", "failed"):
-        return Response(_end_state(human.last_states.get(game.id), game, state(request).config.game), 200,
-                        media_type="application/json",
-                        headers={"Cache-Control": "no-store"})
+        end = _end_state(human.kept_state(game.id), game, state(request).config.game)
+        return Response(end, 200, media_type="application/json", headers={"Cache-Control": "no-store"})
     return Response(status_code=503 if game.status in ("starting", "playing") else 410,
                     content=b'{"refused": "the seat is not being played now"}', media_type="application/json",
                     headers={"Cache-Control": "no-store"})
@@ -182,7 +176,7 @@ def _end_state(last: bytes | None, game: HumanGame, name: str) -> bytes:
     if not isinstance(data, dict) or not data:
         data = {"game": name, "game_id": None, "seat": game.seat, "players": [], "time_control": None, "step": None,
                 "view": None, "events": [], "events_dropped": 0}
-    elif data.get("phase") == "over" and last is not None:
+    elif data.get("phase") == "over" and last is not None:  # the seat's own end, as it was forwarded
         return last
     stored = game.result if isinstance(game.result, dict) else {}
     result = {"points": stored.get("points"), "ranks": stored.get("ranks")} if game.status == "over" and stored else None
